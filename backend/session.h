@@ -1,0 +1,73 @@
+// MeasurementSession: compile -> validate -> measure (interleaved) for candidates of one workload at one shape.
+//
+// Data flow: configs -> CompilePlan each (failures become typed results: unsupported, over_memory, error)
+// -> execute once and compare with the LibTorch f32 reference (wrong_answer beyond the accuracy budget)
+// -> MeasureInterleaved over the survivors, optionally with the LibTorch eager baseline as one more
+// candidate -> one CandidateResult per config (+1 for the baseline), in input order. The first surviving
+// candidate is the anchor: every result also carries its per-round ratio to the anchor.
+//
+// The reference runs once per session and is kept. All plans of one Compare() call are alive at once, so
+// callers chunk large candidate lists (see the sweep in tuner/). Not thread-safe.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backend/measurer.h"
+#include "backend/plan.h"
+#include "backend/plan_compiler.h"
+#include "backend/statistics.h"
+#include "backend/torch_reference.h"
+#include "common/workload.h"
+#include "search_space/search_space.h"
+
+namespace crmap {
+
+enum class CandidateStatus { kOk, kUnsupported, kWrongAnswer, kOverMemory, kTimeout, kError };
+const char* CandidateStatusName(CandidateStatus status);
+
+struct CandidateResult {
+  std::string label;          // canonical config string, or "libtorch" for the baseline
+  bool is_baseline = false;
+  Config config;              // empty for the baseline
+  CandidateStatus status = CandidateStatus::kOk;
+  std::string message;        // why it failed
+  LatencyStats latency;
+  RatioStats ratio_to_anchor;
+  std::string anchor_label;
+  double max_error = 0;       // vs the f32 reference (0 for the baseline, which is the reference)
+  PlanInfo plan;              // empty for the baseline
+};
+
+struct SessionOptions {
+  MeasureOptions measure;
+  CompileOptions compile;
+  bool validate = true;
+  bool baseline_libtorch = false;
+  int baseline_threads = 0;  // 0: all cores
+  // Called as each stage progresses ("compile", i, n), ("measure", round, rounds).
+  std::function<void(const std::string& stage, int done, int total)> on_progress;
+};
+
+class MeasurementSession {
+ public:
+  MeasurementSession(const Workload& workload, const SearchSpace& space, Dims dims);
+
+  const Dims& dims() const { return dims_; }
+  std::vector<CandidateResult> Compare(const std::vector<Config>& configs, const SessionOptions& options);
+  // The LibTorch f32 outputs for this shape (computed on first use).
+  Result<const std::map<std::string, HostTensor>*> Reference(uint64_t data_seed = 0);
+
+ private:
+  const Workload& workload_;
+  const SearchSpace& space_;
+  const Dims dims_;
+  std::unique_ptr<TorchReference> reference_model_;
+  std::map<std::string, HostTensor> reference_;
+  bool have_reference_ = false;
+};
+
+}  // namespace crmap

@@ -1,0 +1,36 @@
+// Latency statistics over the samples of one candidate, and ratio statistics against an anchor.
+//
+// Percentiles interpolate linearly between closest ranks (numpy's default), so p99 of 30 samples is a
+// blend of the two largest. Pure functions; thread-safe.
+#pragma once
+
+#include <vector>
+
+namespace crmap {
+
+struct LatencyStats {
+  double min_us = 0;
+  double median_us = 0;
+  double p90_us = 0;
+  double p95_us = 0;
+  double p99_us = 0;
+  double mean_us = 0;
+  double cv = 0;  // standard deviation / mean
+  int rounds = 0;
+};
+
+// Per-round ratios candidate / anchor (below 1: the candidate is faster). The p10..p90 band is the noise
+// band quoted next to the median.
+struct RatioStats {
+  double median = 0;
+  double p10 = 0;
+  double p90 = 0;
+  int rounds = 0;
+};
+
+// q in [0, 1]; `sorted` must be ascending and non-empty.
+double Percentile(const std::vector<double>& sorted, double q);
+LatencyStats ComputeLatencyStats(std::vector<double> samples_us);
+RatioStats ComputeRatioStats(std::vector<double> ratios);
+
+}  // namespace crmap

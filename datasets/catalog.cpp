@@ -1,0 +1,82 @@
+#include "datasets/catalog.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
+
+#include "common/json_fields.h"
+
+namespace crmap {
+
+namespace {
+
+const char* Folder(DatasetKind kind) {
+  switch (kind) {
+    case DatasetKind::kWorkload: return "datasets/workloads/";
+    case DatasetKind::kDistribution: return "datasets/distributions/";
+    case DatasetKind::kScenario: return "datasets/scenarios/";
+  }
+  return "";
+}
+
+const char* KindName(DatasetKind kind) {
+  switch (kind) {
+    case DatasetKind::kWorkload: return "workload";
+    case DatasetKind::kDistribution: return "distribution";
+    case DatasetKind::kScenario: return "scenario";
+  }
+  return "";
+}
+
+bool LooksLikePath(const std::string& name) {
+  return name.find('/') != std::string::npos ||
+         (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0);
+}
+
+}  // namespace
+
+std::vector<std::string> BuiltinNames(DatasetKind kind) {
+  std::vector<std::string> names;
+  std::string folder = Folder(kind);
+  for (const auto& file : BuiltinFiles()) {
+    std::string path = file.path;
+    if (path.rfind(folder, 0) != 0) continue;
+    std::string name = path.substr(folder.size());
+    if (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0) name.resize(name.size() - 5);
+    names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+Result<std::string> ReadFileText(const std::string& path) {
+  struct stat info {};
+  if (stat(path.c_str(), &info) != 0) return Status::NotFound("no such file: " + path);
+  if (S_ISDIR(info.st_mode)) return Status::InvalidArgument(path + " is a directory, not a file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::InvalidArgument("cannot open " + path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) return Status::InvalidArgument("cannot read " + path);
+  return buffer.str();
+}
+
+Result<DatasetText> ReadDataset(DatasetKind kind, const std::string& name_or_path) {
+  if (LooksLikePath(name_or_path)) {
+    CRMAP_ASSIGN_OR_RETURN(std::string text, ReadFileText(name_or_path));
+    return DatasetText{text, name_or_path};
+  }
+  std::string wanted = std::string(Folder(kind)) + name_or_path + ".json";
+  for (const auto& file : BuiltinFiles())
+    if (wanted == file.path) return DatasetText{file.text, wanted};
+  return Status::NotFound(std::string("unknown ") + KindName(kind) + " '" + name_or_path + "'; built-in: " +
+                          JoinNames(BuiltinNames(kind)) + " (or give a path to a .json file)");
+}
+
+Result<Workload> LoadWorkload(const std::string& name_or_path) {
+  CRMAP_ASSIGN_OR_RETURN(DatasetText file, ReadDataset(DatasetKind::kWorkload, name_or_path));
+  return ParseWorkload(file.text, file.source);
+}
+
+}  // namespace crmap

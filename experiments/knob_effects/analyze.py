@@ -1,0 +1,75 @@
+"""Summarises the knob-effects JSON files of one run: summary.json, table.md and knob_effects.png."""
+import glob
+import json
+import os
+import sys
+
+out = sys.argv[1]
+rows = []
+for path in sorted(glob.glob(os.path.join(out, "*.json"))):
+    if path.endswith(("_space.json", "summary.json")):
+        continue
+    data = json.load(open(path))
+    results = data["results"]
+    default = results[0]["config"]
+    for r in results:
+        config = r["config"]
+        change = "default" if config == default else ";".join(
+            kv for kv, d in zip(config.split(";"), default.split(";")) if kv != d)
+        row = {"workload": data["workload"],
+               "dims": ",".join(f"{k}={v}" for k, v in sorted(data["dims"].items())),
+               "change": change, "status": r["status"]}
+        if r["status"] == "ok":
+            q = r["ratio_to_anchor"]
+            row.update(speedup=1 / q["median"], band=[1 / q["p90"], 1 / q["p10"]],
+                       median_us=r["latency_us"]["median"], p99_us=r["latency_us"]["p99"],
+                       max_error=r["max_error"], kernels=sorted({k["impl"] for k in r.get("kernels", [])}))
+        else:
+            row["message"] = r.get("message", "")
+        rows.append(row)
+host = results[0]["host"] if rows else {}
+json.dump({"host": host, "rows": rows}, open(os.path.join(out, "summary.json"), "w"), indent=2)
+
+lines = ["| workload | dims | change vs default | speedup [p10-p90] | default median us | max err | kernels |",
+         "|---|---|---|---|---|---|---|"]
+baseline_us = {}
+for row in rows:
+    if row["change"] == "default" and row["status"] == "ok":
+        baseline_us[(row["workload"], row["dims"])] = row["median_us"]
+for row in rows:
+    if row["change"] == "default":
+        continue
+    if row["status"] != "ok":
+        lines.append(f"| {row['workload']} | {row['dims']} | {row['change']} | {row['status']} | | | |")
+        continue
+    lines.append("| {} | {} | {} | {:.2f}x [{:.2f}-{:.2f}] | {:.0f} | {:.1e} | {} |".format(
+        row["workload"], row["dims"], row["change"], row["speedup"], row["band"][0], row["band"][1],
+        baseline_us.get((row["workload"], row["dims"]), float("nan")), row["max_error"], " ".join(row["kernels"])))
+open(os.path.join(out, "table.md"), "w").write("\n".join(lines) + "\n")
+
+try:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+except ImportError:
+    print("matplotlib missing (apt-get install python3-matplotlib): no plot", file=sys.stderr)
+    sys.exit(0)
+groups = {}
+for row in rows:
+    if row["change"] != "default" and row["status"] == "ok":
+        groups.setdefault((row["workload"], row["dims"]), []).append(row)
+if groups:
+    fig, axes = plt.subplots(len(groups), 1, figsize=(11, 2.2 * len(groups)), squeeze=False)
+    for ax, ((workload, dims), items) in zip(axes[:, 0], sorted(groups.items())):
+        labels = [r["change"] if len(r["change"]) < 48 else r["change"][:45] + "..." for r in items]
+        speedups = [r["speedup"] for r in items]
+        errors = [[r["speedup"] - r["band"][0] for r in items], [r["band"][1] - r["speedup"] for r in items]]
+        ax.barh(range(len(items)), speedups, xerr=errors, color=["tab:green" if s > 1.05 else "tab:red" if s < 0.95
+                                                                 else "tab:gray" for s in speedups])
+        ax.axvline(1.0, color="black", linewidth=0.8)
+        ax.set_yticks(range(len(items)))
+        ax.set_yticklabels(labels, fontsize=6)
+        ax.set_title(f"{workload} {dims}: speedup over default (median, p10-p90)", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "knob_effects.png"), dpi=110)
+print(f"wrote {out}/summary.json, table.md, knob_effects.png")

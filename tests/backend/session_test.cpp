@@ -1,0 +1,82 @@
+#include "backend/session.h"
+
+#include <gtest/gtest.h>
+
+#include "backend/host.h"
+#include "tests/backend/test_support.h"
+
+namespace crmap {
+namespace {
+
+using testing::MustConfig;
+using testing::MustLoad;
+using testing::MustSpace;
+
+SessionOptions Quick() {
+  SessionOptions options;
+  options.measure.warmup = 1;
+  options.measure.rounds = 3;
+  return options;
+}
+
+TEST(SessionTest, ComparesValidatesAndAnchorsOnTheFirstConfig) {
+  Workload workload = MustLoad("dlrm_mlp");
+  SearchSpace space = MustSpace(workload);
+  MeasurementSession session(workload, space, {{"batch", 2}});
+  SessionOptions options = Quick();
+  options.baseline_libtorch = true;
+  std::vector<std::string> stages;
+  options.on_progress = [&](const std::string& stage, int, int) { stages.push_back(stage); };
+  auto results = session.Compare({space.Default(), MustConfig(space, "threads=1;weights=packed"),
+                                  MustConfig(space, "precision=bf16")},
+                                 options);
+  ASSERT_EQ(results.size(), 4u);
+  EXPECT_EQ(results[0].status, CandidateStatus::kOk) << results[0].message;
+  EXPECT_EQ(results[1].status, CandidateStatus::kOk) << results[1].message;
+  EXPECT_EQ(results[2].status, DetectHost().has_bf16 ? CandidateStatus::kOk : CandidateStatus::kUnsupported);
+  EXPECT_TRUE(results[3].is_baseline);
+  EXPECT_EQ(results[3].status, CandidateStatus::kOk) << results[3].message;
+  EXPECT_EQ(results[0].latency.rounds, 3);
+  EXPECT_DOUBLE_EQ(results[0].ratio_to_anchor.median, 1.0);
+  EXPECT_EQ(results[1].anchor_label, results[0].label);
+  EXPECT_GT(results[1].ratio_to_anchor.median, 0);
+  EXPECT_LT(results[0].max_error, 1e-4);
+  EXPECT_GT(results[0].plan.peak_bytes, 0);
+  EXPECT_FALSE(results[0].plan.kernels.empty());
+  EXPECT_NE(std::find(stages.begin(), stages.end(), "measure"), stages.end());
+}
+
+TEST(SessionTest, FailuresAreTypedResults) {
+  Workload workload = MustLoad("dlrm_mlp");
+  SearchSpace space = MustSpace(workload);
+  MeasurementSession session(workload, space, {{"batch", 2}});
+  SessionOptions broken = Quick();
+  broken.compile.fault = PlanFault::kSkipOp;
+  auto wrong = session.Compare({space.Default()}, broken);
+  ASSERT_EQ(wrong.size(), 1u);
+  EXPECT_EQ(wrong[0].status, CandidateStatus::kWrongAnswer);
+  EXPECT_NE(wrong[0].message.find("accuracy budget"), std::string::npos);
+  EXPECT_EQ(wrong[0].latency.rounds, 0);  // never timed
+
+  SessionOptions tiny = Quick();
+  tiny.compile.memory_budget_bytes = 1000;
+  auto over = session.Compare({space.Default()}, tiny);
+  EXPECT_EQ(over[0].status, CandidateStatus::kOverMemory);
+
+  SessionOptions slow = Quick();
+  slow.measure.timeout_ms = 1e-6;
+  auto timed_out = session.Compare({space.Default()}, slow);
+  EXPECT_EQ(timed_out[0].status, CandidateStatus::kTimeout);
+}
+
+TEST(SessionTest, StatusNames) {
+  EXPECT_STREQ(CandidateStatusName(CandidateStatus::kOk), "ok");
+  EXPECT_STREQ(CandidateStatusName(CandidateStatus::kWrongAnswer), "wrong_answer");
+  EXPECT_STREQ(CandidateStatusName(CandidateStatus::kOverMemory), "over_memory");
+  EXPECT_STREQ(CandidateStatusName(CandidateStatus::kUnsupported), "unsupported");
+  EXPECT_STREQ(CandidateStatusName(CandidateStatus::kTimeout), "timeout");
+  EXPECT_STREQ(CandidateStatusName(CandidateStatus::kError), "error");
+}
+
+}  // namespace
+}  // namespace crmap

@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# The crmap CLI end to end on good input: listing, space JSON, one measurement, a comparison with the LibTorch
+# baseline, and --out. Prints one line per check; exits non-zero if any check fails.
+# Usage: cli_smoke_test.sh path/to/crmap
+set -u
+
+CRMAP=${1:?usage: $0 path/to/crmap}
+if [[ ! -x "$CRMAP" ]]; then
+  echo "FAIL: '$CRMAP' is not an executable" >&2
+  exit 1
+fi
+if ! command -v python3 >/dev/null; then
+  echo "FAIL: python3 is needed to check the JSON output" >&2
+  exit 1
+fi
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/crmap_cli_smoke.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+failures=0
+checks=0
+
+check() {  # check NAME COMMAND...: the command's success is the check's
+  local name=$1
+  shift
+  checks=$((checks + 1))
+  local message
+  if message=$("$@" 2>&1); then
+    echo "ok   [$name]${message:+ $message}"
+  else
+    echo "FAIL [$name]: ${message:-command failed}"
+    failures=$((failures + 1))
+  fi
+}
+
+# run NAME OUTFILE ARGS...: runs crmap, saving stdout; a non-zero exit is a failure.
+run() {
+  local name=$1 out=$2
+  shift 2
+  checks=$((checks + 1))
+  if "$CRMAP" "$@" >"$out" 2>"$out.err"; then
+    echo "ok   [$name] exit 0"
+  else
+    echo "FAIL [$name]: exit $? (crmap $*); stderr: $(head -c 500 "$out.err")"
+    failures=$((failures + 1))
+  fi
+}
+
+json_valid() {  # json_valid FILE
+  python3 -c 'import json,sys; json.load(sys.stdin)' <"$1"
+}
+
+# json_check FILE PYTHON-EXPRESSION-LINES: runs the Python code with `d` bound to the parsed JSON of FILE.
+json_check() {
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+path, code = sys.argv[1], sys.argv[2]
+try:
+    with open(path) as f:
+        d = json.load(f)
+except Exception as e:
+    print(f"{path}: not valid JSON: {e}")
+    sys.exit(1)
+try:
+    exec(code, {"d": d})
+except AssertionError as e:
+    print(f"assertion failed: {e}")
+    sys.exit(1)
+PY
+}
+
+# --- workloads --------------------------------------------------------------------------------------------
+run "workloads" "$WORK/workloads.txt" workloads
+for name in bert_ffn bert_attention resnet_bottleneck resnet_stem dlrm_mlp; do
+  check "workloads lists $name" grep -q "^$name " "$WORK/workloads.txt"
+done
+
+# --- space --json -----------------------------------------------------------------------------------------
+run "space --json" "$WORK/space.json" space --workload bert_ffn --json
+check "space JSON is valid" json_valid "$WORK/space.json"
+check "space JSON has knobs" json_check "$WORK/space.json" '
+names = [k["name"] for k in d["knobs"]]
+assert d["workload"] == "bert_ffn", d["workload"]
+assert "fuse.fc1" in names and "precision" in names and "threads" in names, names
+assert "layout" not in names, names
+for k in d["knobs"]:
+    assert k["default"] in k["values"], k
+assert d["size"]["plan"] > 1 and d["size"]["total"] == d["size"]["plan"] * d["size"]["runtime"], d["size"]
+'
+
+# --- measure --json ---------------------------------------------------------------------------------------
+run "measure --json" "$WORK/measure.json" measure --workload dlrm_mlp --dims batch=4 --rounds 3 --json
+check "measure JSON record" json_check "$WORK/measure.json" '
+assert d["status"] == "ok", d.get("status")
+assert d["workload"] == "dlrm_mlp", d["workload"]
+assert d["dims"] == {"batch": 4}, d["dims"]
+lat = d["latency_us"]
+for key in ("median", "p95", "p99"):
+    assert key in lat and lat[key] > 0, (key, lat)
+assert lat["rounds"] == 3, lat
+assert lat["median"] <= lat["p95"] <= lat["p99"], lat
+assert d["peak_bytes"] > 0, d["peak_bytes"]
+assert 0 <= d["max_error"] < 1e-3, d["max_error"]
+assert isinstance(d["kernels"], list) and len(d["kernels"]) > 0, d["kernels"]
+assert all(k["impl"] for k in d["kernels"]), d["kernels"]
+for key in ("version", "workload_fingerprint", "space_fingerprint", "config", "config_id", "host", "time"):
+    assert key in d, key
+'
+
+# --- compare with the LibTorch baseline -------------------------------------------------------------------
+run "compare --json" "$WORK/compare.json" compare --workload dlrm_mlp --dims batch=4 -c default -c threads=1 \
+  --rounds 3 --baseline libtorch --json
+check "compare JSON has 3 results, the last the baseline" json_check "$WORK/compare.json" '
+r = d["results"]
+assert len(r) == 3, len(r)
+assert r[-1].get("baseline") is True, r[-1]
+assert "config_id" not in r[-1], r[-1]
+assert not r[0].get("baseline") and not r[1].get("baseline"), (r[0].get("baseline"), r[1].get("baseline"))
+assert r[0]["config"] != r[1]["config"], r[0]["config"]
+assert "threads=1" in r[1]["config"], r[1]["config"]
+for x in r:
+    assert x["status"] == "ok", (x["config"], x["status"], x.get("message"))
+    assert x["latency_us"]["rounds"] == 3, x["latency_us"]
+'
+
+# --- --out writes the same JSON ---------------------------------------------------------------------------
+run "compare --out" "$WORK/compare_out_stdout.json" compare --workload dlrm_mlp --dims batch=4 -c default \
+  -c threads=1 --rounds 3 --json --out "$WORK/compare_out.json"
+check "--out file exists" test -s "$WORK/compare_out.json"
+check "--out equals stdout" cmp "$WORK/compare_out.json" "$WORK/compare_out_stdout.json"
+check "--out is valid JSON" json_valid "$WORK/compare_out.json"
+run "measure --out" "$WORK/measure_out_stdout.json" measure --workload dlrm_mlp --dims batch=4 --rounds 3 --json \
+  --out "$WORK/measure_out.json"
+check "measure --out equals stdout" cmp "$WORK/measure_out.json" "$WORK/measure_out_stdout.json"
+check "no temporary files left" test -z "$(find "$WORK" -name '*.tmp.*')"
+
+echo "$((checks - failures)) of $checks checks passed"
+if [[ $failures -ne 0 ]]; then
+  echo "FAILED: $failures check(s)"
+  exit 1
+fi

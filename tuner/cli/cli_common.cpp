@@ -1,0 +1,130 @@
+#include "tuner/cli/cli_common.h"
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <unistd.h>
+
+#include <spdlog/spdlog.h>
+
+#include "common/json_fields.h"
+#include "datasets/catalog.h"
+
+namespace crmap::cli {
+
+int ExitCodeFor(const Status& status) {
+  switch (status.code()) {
+    case StatusCode::kOk: return kExitOk;
+    case StatusCode::kInvalidArgument:
+    case StatusCode::kNotFound:
+    case StatusCode::kCorruption:
+    case StatusCode::kResourceExhausted: return kExitBadInput;
+    case StatusCode::kUnsupported: return kExitNotMeasurable;
+    case StatusCode::kInternal: return kExitFailure;
+  }
+  return kExitFailure;
+}
+
+int Fail(const Status& status) {
+  std::fprintf(stderr, "crmap: error: %s\n", status.message().c_str());
+  return ExitCodeFor(status);
+}
+
+bool ParseOptions(cxxopts::Options& options, int argc, char** argv, cxxopts::ParseResult* result, int* exit_code) {
+  options.add_options("help")("h,help", "Show this help");
+  try {
+    *result = options.parse(argc, argv);
+  } catch (const cxxopts::exceptions::exception& e) {
+    std::fprintf(stderr, "crmap: error: %s (see '%s --help')\n", e.what(), options.program().c_str());
+    *exit_code = kExitBadInput;
+    return false;
+  }
+  if (result->count("help")) {
+    std::printf("%s", options.help({"", "help"}).c_str());
+    *exit_code = kExitOk;
+    return false;
+  }
+  if (!result->unmatched().empty()) {
+    std::fprintf(stderr, "crmap: error: unexpected argument '%s' (see '%s --help')\n", result->unmatched()[0].c_str(),
+                 options.program().c_str());
+    *exit_code = kExitBadInput;
+    return false;
+  }
+  return true;
+}
+
+Result<Workload> LoadWorkloadOption(const cxxopts::ParseResult& args) {
+  if (!args.count("workload"))
+    return Status::InvalidArgument("missing --workload; built-in workloads: " +
+                                   JoinNames(BuiltinNames(DatasetKind::kWorkload)));
+  return LoadWorkload(args["workload"].as<std::string>());
+}
+
+Result<Target> LoadTarget(const cxxopts::ParseResult& args) {
+  CRMAP_ASSIGN_OR_RETURN(Workload workload, LoadWorkloadOption(args));
+  CRMAP_ASSIGN_OR_RETURN(SearchSpace space, SearchSpace::Build(workload));
+  Dims dims;
+  if (args.count("dims")) {
+    CRMAP_ASSIGN_OR_RETURN(dims, ParseDimsText(args["dims"].as<std::string>()));
+  } else {
+    return Status::InvalidArgument("missing --dims (e.g. --dims " + DimsToText(workload.TypicalDims()) + ")");
+  }
+  CRMAP_RETURN_IF_ERROR(workload.CheckDims(dims));
+  return Target{std::move(workload), std::move(space), std::move(dims)};
+}
+
+Status WriteFileAtomically(const std::string& path, const std::string& text) {
+  std::string temporary = path + ".tmp." + std::to_string(getpid());
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out) return Status::InvalidArgument("cannot write " + path + " (cannot create " + temporary + ")");
+    out << text;
+    out.flush();
+    if (!out) {
+      std::remove(temporary.c_str());
+      return Status::Internal("failed writing " + temporary);
+    }
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    std::remove(temporary.c_str());
+    return Status::InvalidArgument("cannot write " + path);
+  }
+  return Status::Ok();
+}
+
+ProgressLine::ProgressLine(bool enabled)
+    : enabled_(enabled), tty_(isatty(STDERR_FILENO) != 0), started_(std::chrono::steady_clock::now()) {}
+
+ProgressLine::~ProgressLine() { Finish(); }
+
+void ProgressLine::Update(const std::string& stage, int done, int total) {
+  if (!enabled_ || total <= 0) return;
+  if (tty_) {
+    int width = 30;
+    int filled = static_cast<int>(static_cast<double>(done) / total * width);
+    std::fprintf(stderr, "\r%-18s [%s%s] %d/%d ", stage.c_str(), std::string(filled, '#').c_str(),
+                 std::string(width - filled, '.').c_str(), done, total);
+    std::fflush(stderr);
+    drawn_ = true;
+    return;
+  }
+  // Not a terminal: quiet for the first 2 seconds (quick commands and early errors print nothing extra), then a
+  // log line when a stage starts and at most one every 5 seconds.
+  auto now = std::chrono::steady_clock::now();
+  if (now - started_ < std::chrono::seconds(2)) return;
+  if (stage != last_stage_ || now - last_log_ > std::chrono::seconds(5)) {
+    spdlog::info("{} {}/{}", stage, done, total);
+    last_stage_ = stage;
+    last_log_ = now;
+  }
+}
+
+void ProgressLine::Finish() {
+  if (drawn_) {
+    std::fprintf(stderr, "\r%80s\r", "");
+    std::fflush(stderr);
+    drawn_ = false;
+  }
+}
+
+}  // namespace crmap::cli

@@ -1,0 +1,65 @@
+// Shared pieces of the `crmap` command-line tool: exit codes, error reporting, option parsing helpers,
+// atomic output files and a progress line. Only the CLI prints and chooses exit codes (DESIGN.md).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <cxxopts.hpp>
+
+#include "common/status.h"
+#include "common/workload.h"
+#include "search_space/search_space.h"
+
+namespace crmap::cli {
+
+// Documented in docs/cli.md.
+enum ExitCode {
+  kExitOk = 0,
+  kExitFailure = 1,        // an internal or runtime failure (a bug, an I/O error while writing)
+  kExitBadInput = 2,       // unknown workload/knob/value, dims out of range, malformed file, over the memory budget
+  kExitNotMeasurable = 3,  // a valid request this host cannot answer: unsupported kernel, wrong answer, timeout
+};
+
+int ExitCodeFor(const Status& status);
+// Prints "crmap: error: <message>" to stderr and returns ExitCodeFor(status).
+int Fail(const Status& status);
+
+// Parses argv with cxxopts; on a parse error or --help prints and sets *exit_code. Returns false when the
+// command should stop.
+bool ParseOptions(cxxopts::Options& options, int argc, char** argv, cxxopts::ParseResult* result, int* exit_code);
+
+// A workload, its space and checked dims, from --workload and --dims.
+struct Target {
+  Workload workload;
+  SearchSpace space;
+  Dims dims;
+};
+Result<Workload> LoadWorkloadOption(const cxxopts::ParseResult& args);
+Result<Target> LoadTarget(const cxxopts::ParseResult& args);
+
+// Writes `text` to `path` through a temporary file and rename(2): readers never see a partial file.
+Status WriteFileAtomically(const std::string& path, const std::string& text);
+
+// One line of progress on stderr: redrawn in place on a terminal; otherwise, after the first 2 seconds, a log
+// line per stage and at most one every 5 seconds.
+class ProgressLine {
+ public:
+  explicit ProgressLine(bool enabled);
+  ~ProgressLine();
+  void Update(const std::string& stage, int done, int total);
+  void Finish();
+
+ private:
+  bool enabled_;
+  bool tty_;
+  std::string last_stage_;
+  std::chrono::steady_clock::time_point started_;
+  std::chrono::steady_clock::time_point last_log_;
+  bool drawn_ = false;
+};
+
+}  // namespace crmap::cli

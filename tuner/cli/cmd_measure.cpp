@@ -1,0 +1,130 @@
+// crmap measure / crmap compare.
+#include <cstdio>
+
+#include "backend/session.h"
+#include "tuner/cli/cli_common.h"
+#include "tuner/cli/commands.h"
+#include "tuner/cli/measure_options.h"
+#include "tuner/cli/result_output.h"
+
+namespace crmap::cli {
+
+namespace {
+
+int ExitCodeForCandidate(const CandidateResult& r) {
+  switch (r.status) {
+    case CandidateStatus::kOk: return kExitOk;
+    case CandidateStatus::kOverMemory: return kExitBadInput;
+    case CandidateStatus::kError: return kExitFailure;
+    default: return kExitNotMeasurable;
+  }
+}
+
+}  // namespace
+
+int RunMeasure(int argc, char** argv) {
+  cxxopts::Options options("crmap measure", "Compile, validate and measure one config of a workload at one shape.");
+  options.add_options()
+      ("w,workload", "built-in workload name or path to a workload .json", cxxopts::value<std::string>())
+      ("d,dims", "concrete dims, e.g. tokens=128", cxxopts::value<std::string>())
+      ("c,config", "'default', knob=value;... (others default) or a JSON object",
+       cxxopts::value<std::string>()->default_value("default"));
+  AddMeasureOptions(options, 30);
+  cxxopts::ParseResult args;
+  int code = 0;
+  if (!ParseOptions(options, argc, argv, &args, &code)) return code;
+
+  auto target = LoadTarget(args);
+  if (!target.ok()) return Fail(target.status());
+  auto config = target->space.Parse(args["config"].as<std::string>());
+  if (!config.ok()) return Fail(config.status());
+  auto session_options = ReadMeasureOptions(args);
+  if (!session_options.ok()) return Fail(session_options.status());
+
+  ProgressLine progress(!args.count("json") || args.count("out"));
+  session_options->on_progress = [&](const std::string& stage, int done, int total) {
+    progress.Update(stage, done, total);
+  };
+  MeasurementSession session(target->workload, target->space, target->dims);
+  std::vector<CandidateResult> results = session.Compare({*config}, *session_options);
+  progress.Finish();
+  const CandidateResult& result = results[0];
+  Status over = OverBudgetStatus(results);
+  if (!over.ok()) return Fail(over);
+
+  Json json = MeasurementRecordJson(target->workload, target->space, target->dims, result, RecordContext{});
+  if (args.count("out") && result.status == CandidateStatus::kOk) {
+    Status written = WriteFileAtomically(args["out"].as<std::string>(), json.dump(2) + "\n");
+    if (!written.ok()) return Fail(written);
+  }
+  if (args.count("json")) {
+    std::printf("%s\n", json.dump(2).c_str());
+  } else {
+    std::printf("%s%s", HeaderLine(target->workload, target->dims).c_str(),
+                RenderMeasurement(target->space, result).c_str());
+  }
+  if (result.status != CandidateStatus::kOk)
+    std::fprintf(stderr, "crmap: %s: %s\n", CandidateStatusName(result.status), result.message.c_str());
+  return ExitCodeForCandidate(result);
+}
+
+int RunCompare(int argc, char** argv) {
+  cxxopts::Options options("crmap compare",
+                           "Measure several configs side by side in one process, interleaving rounds; the first "
+                           "config is the anchor every ratio refers to.");
+  options.add_options()
+      ("w,workload", "built-in workload name or path to a workload .json", cxxopts::value<std::string>())
+      ("d,dims", "concrete dims, e.g. tokens=128", cxxopts::value<std::string>())
+      ("c,config", "a config (repeat the flag): 'default', knob=value;... or JSON",
+       cxxopts::value<std::vector<std::string>>())
+      ("baseline", "add a peer: 'libtorch' (LibTorch eager, f32, all cores)", cxxopts::value<std::string>());
+  AddMeasureOptions(options, 30);
+  cxxopts::ParseResult args;
+  int code = 0;
+  if (!ParseOptions(options, argc, argv, &args, &code)) return code;
+
+  auto target = LoadTarget(args);
+  if (!target.ok()) return Fail(target.status());
+  std::vector<Config> configs;
+  if (args.count("config")) {
+    for (const auto& text : args["config"].as<std::vector<std::string>>()) {
+      auto config = target->space.Parse(text);
+      if (!config.ok()) return Fail(config.status());
+      configs.push_back(*config);
+    }
+  }
+  if (configs.empty()) return Fail(Status::InvalidArgument("give at least one --config (the first is the anchor)"));
+  auto session_options = ReadMeasureOptions(args);
+  if (!session_options.ok()) return Fail(session_options.status());
+  if (args.count("baseline")) {
+    std::string baseline = args["baseline"].as<std::string>();
+    if (baseline != "libtorch")
+      return Fail(Status::InvalidArgument("unknown baseline '" + baseline + "'; allowed: libtorch"));
+    session_options->baseline_libtorch = true;
+  }
+
+  ProgressLine progress(!args.count("json") || args.count("out"));
+  session_options->on_progress = [&](const std::string& stage, int done, int total) {
+    progress.Update(stage, done, total);
+  };
+  MeasurementSession session(target->workload, target->space, target->dims);
+  std::vector<CandidateResult> results = session.Compare(configs, *session_options);
+  progress.Finish();
+  Status over = OverBudgetStatus(results);
+  if (!over.ok()) return Fail(over);
+
+  Json json = ResultsJson(target->workload, target->space, target->dims, results, RecordContext{});
+  if (args.count("out")) {
+    Status written = WriteFileAtomically(args["out"].as<std::string>(), json.dump(2) + "\n");
+    if (!written.ok()) return Fail(written);
+  }
+  if (args.count("json")) {
+    std::printf("%s\n", json.dump(2).c_str());
+  } else {
+    std::printf("%s%s", HeaderLine(target->workload, target->dims).c_str(),
+                RenderComparison(target->space, results).c_str());
+  }
+  return kExitOk;
+}
+
+}  // namespace crmap::cli

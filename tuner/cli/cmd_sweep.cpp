@@ -1,0 +1,92 @@
+// crmap sweep: the whole plan space at one shape, then the best plans confirmed side by side.
+#include <cstdio>
+#include <map>
+
+#include "tuner/cli/cli_common.h"
+#include "tuner/cli/commands.h"
+#include "tuner/cli/measure_options.h"
+#include "tuner/cli/result_output.h"
+#include "tuner/sweep.h"
+#include "tuner/text_table.h"
+
+namespace crmap::cli {
+
+int RunSweep(int argc, char** argv) {
+  cxxopts::Options options("crmap sweep",
+                           "Screen every plan config at one shape (chunks anchored on the default config), then "
+                           "compare the best ones, the default and optionally LibTorch in one interleaved run.");
+  options.add_options()
+      ("w,workload", "built-in workload name or path to a workload .json", cxxopts::value<std::string>())
+      ("d,dims", "concrete dims, e.g. tokens=128", cxxopts::value<std::string>())
+      ("screen-rounds", "interleaved rounds per screening chunk", cxxopts::value<int>()->default_value("5"))
+      ("chunk", "candidates per screening chunk, the anchor included", cxxopts::value<int>()->default_value("12"))
+      ("top", "screened configs carried into the final comparison", cxxopts::value<int>()->default_value("5"))
+      ("baseline", "add a peer to the final comparison: 'libtorch'", cxxopts::value<std::string>());
+  AddMeasureOptions(options, 30);
+  cxxopts::ParseResult args;
+  int code = 0;
+  if (!ParseOptions(options, argc, argv, &args, &code)) return code;
+  auto target = LoadTarget(args);
+  if (!target.ok()) return Fail(target.status());
+  auto measure = ReadMeasureOptions(args);
+  if (!measure.ok()) return Fail(measure.status());
+
+  SweepOptions sweep_options;
+  sweep_options.screen_rounds = args["screen-rounds"].as<int>();
+  sweep_options.chunk = args["chunk"].as<int>();
+  sweep_options.top = args["top"].as<int>();
+  sweep_options.rounds = measure->measure.rounds;
+  sweep_options.warmup = measure->measure.warmup;
+  sweep_options.timeout_ms = measure->measure.timeout_ms;
+  sweep_options.compile = measure->compile;
+  if (sweep_options.screen_rounds < 1 || sweep_options.chunk < 2 || sweep_options.top < 1)
+    return Fail(Status::InvalidArgument("need --screen-rounds >= 1, --chunk >= 2 and --top >= 1"));
+  if (args.count("baseline")) {
+    if (args["baseline"].as<std::string>() != "libtorch")
+      return Fail(Status::InvalidArgument("unknown baseline '" + args["baseline"].as<std::string>() +
+                                          "'; allowed: libtorch"));
+    sweep_options.baseline_libtorch = true;
+  }
+  ProgressLine progress(!args.count("json") || args.count("out"));
+  sweep_options.on_progress = [&](const std::string& stage, int done, int total) {
+    progress.Update(stage, done, total);
+  };
+
+  MeasurementSession session(target->workload, target->space, target->dims);
+  SweepResult sweep = SweepPlanSpace(session, target->space, sweep_options);
+  progress.Finish();
+
+  std::map<std::string, int> by_status;
+  for (const auto& r : sweep.screened) ++by_status[CandidateStatusName(r.status)];
+  Json json = ResultsJson(target->workload, target->space, target->dims, sweep.final, RecordContext{"sweep", "", 0});
+  json["screened"] = Json::array();
+  for (const auto& r : sweep.screened) {
+    Json row = {{"config", r.label}, {"status", CandidateStatusName(r.status)}};
+    if (r.ratio_to_anchor.rounds > 0) row["ratio_to_default"] = r.ratio_to_anchor.median;
+    if (r.status == CandidateStatus::kOk) row["max_error"] = r.max_error;
+    json["screened"].push_back(row);
+  }
+  json["screened_by_status"] = Json(by_status);
+  json["best"] = sweep.best_index >= 0 ? Json(sweep.final[sweep.best_index].label) : Json();
+
+  if (args.count("out")) {
+    Status written = WriteFileAtomically(args["out"].as<std::string>(), json.dump(2) + "\n");
+    if (!written.ok()) return Fail(written);
+  }
+  if (args.count("json")) {
+    std::printf("%s\n", json.dump(2).c_str());
+    return sweep.best_index >= 0 ? kExitOk : kExitNotMeasurable;
+  }
+  std::printf("%s", HeaderLine(target->workload, target->dims).c_str());
+  std::string counts;
+  for (const auto& [status, n] : by_status) counts += Format("%s%d %s", counts.empty() ? "" : ", ", n, status.c_str());
+  std::printf("screened %zu plan configs (%s), %d rounds each against the default\n\n", sweep.screened.size(),
+              counts.c_str(), sweep_options.screen_rounds);
+  std::printf("final comparison (%d interleaved rounds):\n%s", sweep_options.rounds,
+              RenderComparison(target->space, sweep.final).c_str());
+  if (sweep.best_index >= 0)
+    std::printf("\nbest plan: %s\n", ShortConfigLabel(target->space, sweep.final[sweep.best_index].config).c_str());
+  return sweep.best_index >= 0 ? kExitOk : kExitNotMeasurable;
+}
+
+}  // namespace crmap::cli

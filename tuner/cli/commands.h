@@ -1,0 +1,12 @@
+// The subcommands of `crmap`. Each takes argv starting at its own name and returns an exit code.
+#pragma once
+
+namespace crmap::cli {
+
+int RunWorkloads(int argc, char** argv);
+int RunSpace(int argc, char** argv);
+int RunMeasure(int argc, char** argv);
+int RunCompare(int argc, char** argv);
+int RunSweep(int argc, char** argv);
+
+}  // namespace crmap::cli

@@ -1,0 +1,71 @@
+// crmap: the command-line tool. main() configures logging once and dispatches to a subcommand from the table
+// below; each subcommand parses its own flags, calls the libraries and maps their results to exit codes.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "backend/host.h"
+#include "tuner/cli/cli_common.h"
+#include "tuner/cli/commands.h"
+
+namespace {
+
+struct Command {
+  const char* name;
+  const char* help;
+  int (*run)(int argc, char** argv);
+};
+
+const Command kCommands[] = {
+    {"workloads", "list the workloads with their dims, ranges, distributions and scenarios", crmap::cli::RunWorkloads},
+    {"space", "print a workload's knobs, domains, constraints and the size of its space", crmap::cli::RunSpace},
+    {"measure", "compile, validate and measure one config at one shape", crmap::cli::RunMeasure},
+    {"compare", "measure several configs side by side (interleaved rounds), optionally with LibTorch",
+     crmap::cli::RunCompare},
+    {"sweep", "measure the whole plan space at one shape and confirm the best plans", crmap::cli::RunSweep},
+};
+
+void PrintUsage() {
+  std::printf("crmap %s: compiler-runtime mapping autotuner on oneDNN\n\nusage: crmap <command> [options]\n\n",
+              CRMAP_VERSION);
+  std::printf("commands:\n");
+  for (const auto& command : kCommands) std::printf("  %-10s %s\n", command.name, command.help);
+  std::printf("  %-10s %s\n", "version", "print crmap's version and the host it runs on");
+  std::printf("\n'crmap <command> --help' shows a command's options. Exit status: 0 ok, 1 failure, 2 bad input,\n"
+              "3 not measurable on this host (see docs/cli.md). CRMAP_LOG=debug|info|warn sets the log level.\n");
+}
+
+void ConfigureLogging() {
+  auto logger = spdlog::stderr_color_mt("crmap");
+  logger->set_pattern("[%H:%M:%S] %^%l%$ %v");
+  spdlog::set_default_logger(logger);
+  const char* level = std::getenv("CRMAP_LOG");
+  spdlog::set_level(level ? spdlog::level::from_str(level) : spdlog::level::info);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ConfigureLogging();
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
+    PrintUsage();
+    return argc < 2 ? crmap::cli::kExitBadInput : crmap::cli::kExitOk;
+  }
+  if (!std::strcmp(argv[1], "version") || !std::strcmp(argv[1], "--version")) {
+    const crmap::HostInfo& host = crmap::DetectHost();
+    std::printf("crmap %s\nhost: %s, isa %s, %d cores, oneDNN %s\n", CRMAP_VERSION, host.cpu.c_str(),
+                host.isa.c_str(), host.cores, host.onednn_version.c_str());
+    return crmap::cli::kExitOk;
+  }
+  for (const auto& command : kCommands) {
+    if (std::strcmp(argv[1], command.name) == 0) return command.run(argc - 1, argv + 1);
+  }
+  std::fprintf(stderr, "crmap: error: unknown command '%s'; commands:", argv[1]);
+  for (const auto& command : kCommands) std::fprintf(stderr, " %s", command.name);
+  std::fprintf(stderr, " version\n");
+  return crmap::cli::kExitBadInput;
+}

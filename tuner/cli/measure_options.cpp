@@ -1,0 +1,40 @@
+#include "tuner/cli/measure_options.h"
+
+#include <string>
+
+namespace crmap::cli {
+
+void AddMeasureOptions(cxxopts::Options& options, int default_rounds) {
+  options.add_options("measurement")
+      ("rounds", "interleaved timed rounds", cxxopts::value<int>()->default_value(std::to_string(default_rounds)))
+      ("warmup", "untimed runs per candidate before the rounds", cxxopts::value<int>()->default_value("3"))
+      ("timeout-ms", "drop a candidate whose single run exceeds this", cxxopts::value<double>()->default_value("10000"))
+      ("memory-budget", "peak plan bytes allowed (default: the workload's budget)", cxxopts::value<int64_t>())
+      ("allow-reference-kernels", "accept oneDNN's reference (ref:) compute kernels, 100-1000x slower")
+      ("data-seed", "seed of the input values", cxxopts::value<uint64_t>()->default_value("0"))
+      ("no-validate", "skip the comparison with the LibTorch f32 reference")
+      ("json", "print JSON measurement records instead of a table")
+      ("o,out", "also write the JSON to this file (atomically; only on success)", cxxopts::value<std::string>());
+}
+
+Result<SessionOptions> ReadMeasureOptions(const cxxopts::ParseResult& args) {
+  SessionOptions options;
+  options.measure.rounds = args["rounds"].as<int>();
+  options.measure.warmup = args["warmup"].as<int>();
+  options.measure.timeout_ms = args["timeout-ms"].as<double>();
+  if (options.measure.rounds < 1 || options.measure.rounds > 100000)
+    return Status::InvalidArgument("--rounds must be in [1, 100000]");
+  if (options.measure.warmup < 0 || options.measure.warmup > 10000)
+    return Status::InvalidArgument("--warmup must be in [0, 10000]");
+  if (!(options.measure.timeout_ms > 0)) return Status::InvalidArgument("--timeout-ms must be > 0");
+  if (args.count("memory-budget")) {
+    options.compile.memory_budget_bytes = args["memory-budget"].as<int64_t>();
+    if (options.compile.memory_budget_bytes < 1) return Status::InvalidArgument("--memory-budget must be >= 1 byte");
+  }
+  options.compile.allow_reference_kernels = args.count("allow-reference-kernels") > 0;
+  options.compile.data_seed = args["data-seed"].as<uint64_t>();
+  options.validate = args.count("no-validate") == 0;
+  return options;
+}
+
+}  // namespace crmap::cli

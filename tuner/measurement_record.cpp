@@ -1,0 +1,78 @@
+#include "tuner/measurement_record.h"
+
+#include <ctime>
+
+#include "backend/host.h"
+
+namespace crmap {
+
+std::string UtcTimestamp() {
+  std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return buffer;
+}
+
+std::string ShortConfigLabel(const SearchSpace& space, const Config& config) {
+  std::string label;
+  const Config defaults = space.Default();
+  for (size_t k = 0; k < space.knobs().size(); ++k) {
+    if (config.values[k] == defaults.values[k]) continue;
+    if (!label.empty()) label += ";";
+    label += space.knobs()[k].name + "=" + space.knobs()[k].values[config.values[k]];
+  }
+  return label.empty() ? "default" : label;
+}
+
+Json MeasurementRecordJson(const Workload& workload, const SearchSpace& space, const Dims& dims,
+                           const CandidateResult& result, const RecordContext& context) {
+  const HostInfo& host = DetectHost();
+  Json record;
+  record["version"] = kMeasurementRecordVersion;
+  record["workload"] = workload.name();
+  record["workload_fingerprint"] = workload.fingerprint();
+  record["space_fingerprint"] = space.fingerprint();
+  record["dims"] = Json(dims);
+  if (result.is_baseline) {
+    record["config"] = result.label;
+    record["baseline"] = true;
+  } else {
+    record["config"] = space.ToString(result.config);
+    record["config_id"] = space.ToId(result.config);
+  }
+  record["status"] = CandidateStatusName(result.status);
+  if (!result.message.empty()) record["message"] = result.message;
+  const LatencyStats& l = result.latency;
+  if (l.rounds > 0) {
+    record["latency_us"] = {{"min", l.min_us}, {"median", l.median_us}, {"p90", l.p90_us}, {"p95", l.p95_us},
+                            {"p99", l.p99_us}, {"mean", l.mean_us},    {"cv", l.cv},        {"rounds", l.rounds}};
+  }
+  if (result.ratio_to_anchor.rounds > 0) {
+    record["ratio_to_anchor"] = {{"median", result.ratio_to_anchor.median},
+                                 {"p10", result.ratio_to_anchor.p10},
+                                 {"p90", result.ratio_to_anchor.p90},
+                                 {"anchor", result.anchor_label}};
+  }
+  if (!result.is_baseline) {
+    record["peak_bytes"] = result.plan.peak_bytes;
+    record["weight_bytes"] = result.plan.weight_bytes;
+    record["compile_ms"] = result.plan.compile_ms;
+    record["pack_ms"] = result.plan.pack_ms;
+    record["reorders"] = result.plan.reorders;
+    Json kernels = Json::array();
+    for (const auto& k : result.plan.kernels)
+      kernels.push_back({{"step", k.step}, {"kind", k.kind}, {"impl", k.impl}, {"detail", k.detail}});
+    record["kernels"] = kernels;
+  }
+  record["max_error"] = result.max_error;
+  record["host"] = {{"cpu", host.cpu}, {"isa", host.isa}, {"cores", host.cores}, {"onednn", host.onednn_version}};
+  record["agent"] = context.agent;
+  record["campaign"] = context.campaign;
+  record["seed"] = context.seed;
+  record["time"] = UtcTimestamp();
+  return record;
+}
+
+}  // namespace crmap

@@ -1,0 +1,63 @@
+#include "tuner/sweep.h"
+
+#include <algorithm>
+
+namespace crmap {
+
+SweepResult SweepPlanSpace(MeasurementSession& session, const SearchSpace& space, const SweepOptions& options) {
+  SweepResult sweep;
+  const Config anchor = space.Default();
+  std::vector<Config> others;
+  for (const Config& config : space.Enumerate(KnobScope::kPlan))
+    if (config != anchor) others.push_back(config);
+
+  SessionOptions screen;
+  screen.compile = options.compile;
+  screen.measure.rounds = options.screen_rounds;
+  screen.measure.warmup = options.warmup;
+  screen.measure.timeout_ms = options.timeout_ms;
+  const size_t per_chunk = static_cast<size_t>(std::max(1, options.chunk - 1));
+  bool anchor_recorded = false;
+  for (size_t start = 0; start < others.size() || !anchor_recorded; start += per_chunk) {
+    std::vector<Config> batch = {anchor};
+    for (size_t i = start; i < std::min(others.size(), start + per_chunk); ++i) batch.push_back(others[i]);
+    if (options.on_progress)
+      options.on_progress("screen", static_cast<int>(std::min(others.size(), start)), static_cast<int>(others.size()));
+    std::vector<CandidateResult> results = session.Compare(batch, screen);
+    for (size_t i = anchor_recorded ? 1 : 0; i < results.size(); ++i) sweep.screened.push_back(results[i]);
+    anchor_recorded = true;
+    if (start + per_chunk >= others.size()) break;
+  }
+
+  std::vector<const CandidateResult*> ranked;
+  for (const auto& r : sweep.screened)
+    if (r.status == CandidateStatus::kOk && r.config != anchor && r.ratio_to_anchor.rounds > 0) ranked.push_back(&r);
+  std::sort(ranked.begin(), ranked.end(), [](const CandidateResult* a, const CandidateResult* b) {
+    return a->ratio_to_anchor.median < b->ratio_to_anchor.median;
+  });
+  std::vector<Config> finalists = {anchor};
+  for (size_t i = 0; i < ranked.size() && static_cast<int>(i) < options.top; ++i) finalists.push_back(ranked[i]->config);
+
+  SessionOptions confirm;
+  confirm.compile = options.compile;
+  confirm.measure.rounds = options.rounds;
+  confirm.measure.warmup = options.warmup;
+  confirm.measure.timeout_ms = options.timeout_ms;
+  confirm.baseline_libtorch = options.baseline_libtorch;
+  if (options.on_progress) {
+    auto progress = options.on_progress;
+    confirm.on_progress = [progress](const std::string& stage, int done, int total) {
+      progress("confirm " + stage, done, total);
+    };
+  }
+  sweep.final = session.Compare(finalists, confirm);
+  for (size_t i = 0; i < sweep.final.size(); ++i) {
+    const CandidateResult& r = sweep.final[i];
+    if (r.is_baseline || r.status != CandidateStatus::kOk) continue;
+    if (sweep.best_index < 0 || r.latency.median_us < sweep.final[sweep.best_index].latency.median_us)
+      sweep.best_index = static_cast<int>(i);
+  }
+  return sweep;
+}
+
+}  // namespace crmap

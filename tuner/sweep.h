@@ -1,0 +1,38 @@
+// Sweep: measure a workload's whole plan space at one shape and confirm the best plans side by side.
+//
+// Data flow: every plan config (runtime knobs at defaults) -> chunks of `chunk` candidates, each with the
+// default config as anchor, `screen_rounds` interleaved rounds (ratios to the anchor survive the machine's
+// drift between chunks; absolute times do not) -> rank by median ratio -> the `top` best plus the default
+// (plus LibTorch eager if asked) in one final interleaved comparison of `rounds` rounds.
+// Not thread-safe (it measures).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "backend/session.h"
+
+namespace crmap {
+
+struct SweepOptions {
+  int screen_rounds = 5;
+  int chunk = 12;
+  int top = 5;
+  int rounds = 30;
+  int warmup = 2;
+  double timeout_ms = 10000;
+  bool baseline_libtorch = false;
+  CompileOptions compile;
+  std::function<void(const std::string& stage, int done, int total)> on_progress;
+};
+
+struct SweepResult {
+  std::vector<CandidateResult> screened;  // every plan config, ratio_to_anchor against the default
+  std::vector<CandidateResult> final;     // default first, then the top configs, then the baseline
+  int best_index = -1;                    // into final: the fastest ok plan by median latency
+};
+
+SweepResult SweepPlanSpace(MeasurementSession& session, const SearchSpace& space, const SweepOptions& options);
+
+}  // namespace crmap
