@@ -31,7 +31,7 @@ struct KernelInfo {
 struct PlanInfo {
   int64_t peak_bytes = 0;     // all activations, packed weights and scratchpads the plan holds
   int64_t weight_bytes = 0;
-  double compile_ms = 0;      // primitive-descriptor and primitive creation
+  double compile_ms = 0;      // lowering: primitive-descriptor and primitive creation (weight generation excluded)
   double pack_ms = 0;         // weight reorders and copies done once at plan time
   int threads = 1;
   int reorders = 0;           // activation reorders executed per call

@@ -76,11 +76,16 @@ class PlanBuilder {
   Status CheckKernel(const std::string& op, const dnnl::primitive_desc_base& pd, bool compute);
   Status Unsupported(const std::string& op, const dnnl::error& e) const;
   dnnl::primitive_attr MakeAttr() const;
-  // Appends chain[first..depth) to `post_ops`; binary operands are reordered to `dst_desc` (at `view_shape`).
+  // Appends chain[first..depth) to `post_ops`; binary operands are reordered to the layout of `dst_desc`.
   Status AppendPostOps(size_t op_index, int depth, size_t first, const md_t& dst_desc, dnnl::post_ops* post_ops,
                        std::vector<std::pair<int, int>>* args);
   void BindChainOutput(size_t op_index, int depth, int slot);
   int FusionDepth(size_t op_index) const;
+  int64_t MemoryBudget() const {
+    return options_.memory_budget_bytes > 0 ? options_.memory_budget_bytes : space_.constraints().memory_budget_bytes;
+  }
+  // The op's seeded weights; the time spent generating them is kept out of compile_ms.
+  OpParameters Parameters(const OpSpec& op, const Shape& input_shape);
 
   Status LowerLinear(size_t i);
   Status LowerMatmul(size_t i);
@@ -115,6 +120,7 @@ class PlanBuilder {
   bool fault_applied_ = false;
   int reorders_ = 0;
   double compile_ms_ = 0;
+  double data_ms_ = 0;
 };
 
 Status PlanBuilder::ReadConfig() {
@@ -132,6 +138,13 @@ Status PlanBuilder::ReadConfig() {
 int PlanBuilder::FusionDepth(size_t op_index) const {
   int k = space_.FindKnob("fuse." + workload_.ops()[op_index].name);
   return k < 0 ? 0 : config_.values[k];
+}
+
+OpParameters PlanBuilder::Parameters(const OpSpec& op, const Shape& input_shape) {
+  auto start = std::chrono::steady_clock::now();
+  OpParameters params = GenerateOpParameters(workload_, op, input_shape);
+  data_ms_ += MillisSince(start);
+  return params;
 }
 
 int PlanBuilder::NewSlot(const md_t& desc) {
@@ -163,6 +176,9 @@ Status PlanBuilder::Unsupported(const std::string& op, const dnnl::error& e) con
     return Status::Unsupported(op + ": oneDNN " + host.onednn_version + " implements no kernel for this " +
                                "precision/layout/post-op combination on this CPU (" + host.isa + ")");
   }
+  if (e.status == dnnl_invalid_arguments)
+    return Status::InvalidArgument(op + ": oneDNN rejects the shapes or attributes: " + e.what());
+  if (e.status == dnnl_out_of_memory) return Status::ResourceExhausted(op + ": out of memory");
   return Status::Internal(op + ": oneDNN error: " + e.what());
 }
 
@@ -266,7 +282,7 @@ Status PlanBuilder::LowerLinear(size_t i) {
   int64_t k = x_shape.back(), n = op.out_features, m = ElementCount(x_shape) / k;
   int depth = FusionDepth(i);
   bool fused_bias = op.bias && depth >= 1;
-  OpParameters params = GenerateOpParameters(workload_, op, x_shape);
+  OpParameters params = Parameters(op, x_shape);
 
   int x = Require(tensor_slot_.at(op.inputs[0]), PlainDesc(x_shape, compute_type_), op.name);
   md_t src = PlainDesc({m, k}, compute_type_);
@@ -337,7 +353,9 @@ Status PlanBuilder::LowerMatmul(size_t i) {
     try {
       dnnl::matmul::desc desc(slots_[a].desc, slots_[b].desc, dst);
       dnnl::matmul::primitive_desc pd(desc, attr, engine_);
-      CRMAP_RETURN_IF_ERROR(CheckKernel(op.name, pd, true));
+      Status kernel = CheckKernel(op.name, pd, true);
+      if (!kernel.ok() && attempt == 0) throw dnnl::error(dnnl_unimplemented, "only a reference kernel");
+      CRMAP_RETURN_IF_ERROR(kernel);
       int dst_slot = NewSlot(pd.dst_desc());
       args.push_back({DNNL_ARG_SRC, a});
       args.push_back({DNNL_ARG_WEIGHTS, b});
@@ -347,7 +365,8 @@ Status PlanBuilder::LowerMatmul(size_t i) {
       return Status::Ok();
     } catch (const dnnl::error& e) {
       if (attempt == 1 || e.status != dnnl_unimplemented) return Unsupported(op.name, e);
-      // Strided views were refused: copy both operands to contiguous buffers and retry.
+      // Strided views were refused (or got only a reference kernel): copy both operands to contiguous
+      // buffers and retry.
       a = Require(a, PlainDesc(shapes_.at(op.inputs[0]), compute_type_), op.name);
       b = Require(b, PlainDesc(shapes_.at(op.inputs[1]), compute_type_), op.name);
     }
@@ -361,7 +380,7 @@ Status PlanBuilder::LowerConv(size_t i) {
   const Shape& y_shape = shapes_.at(op.name);
   int depth = FusionDepth(i);
   bool fused_bias = op.bias && depth >= 1;
-  OpParameters params = GenerateOpParameters(workload_, op, x_shape);
+  OpParameters params = Parameters(op, x_shape);
   tag image = ImageTag(layout_, DetectHost().blocked_channels);
 
   int64_t g = op.groups, oc = op.out_features, ic = x_shape[1];
@@ -428,7 +447,7 @@ Status PlanBuilder::LowerConv(size_t i) {
 Status PlanBuilder::LowerEltwise(size_t i) {
   const OpSpec& op = workload_.ops()[i];
   int x = tensor_slot_.at(op.inputs[0]);
-  if (StridesOf(slots_[x].desc).empty() && slots_[x].desc.data.format_kind != dnnl_blocked)
+  if (!IsDense(slots_[x].desc) || slots_[x].desc.data_type() != dt::f32)
     x = Require(x, PlainDesc(shapes_.at(op.inputs[0]), dt::f32), op.name);
   try {
     dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference, EltwiseAlgorithm(op.eltwise),
@@ -447,7 +466,7 @@ Status PlanBuilder::LowerEltwise(size_t i) {
 Status PlanBuilder::LowerAdd(size_t i) {
   const OpSpec& op = workload_.ops()[i];
   int a = tensor_slot_.at(op.inputs[0]);
-  if (slots_[a].desc.data.data_type != dnnl_f32)
+  if (!IsDense(slots_[a].desc) || slots_[a].desc.data_type() != dt::f32)
     a = Require(a, PlainDesc(shapes_.at(op.inputs[0]), dt::f32), op.name);
   int b = Require(tensor_slot_.at(op.inputs[1]), slots_[a].desc, op.name);
   try {
@@ -466,7 +485,7 @@ Status PlanBuilder::LowerAdd(size_t i) {
 Status PlanBuilder::LowerLayerNorm(size_t i) {
   const OpSpec& op = workload_.ops()[i];
   const Shape& shape = shapes_.at(op.inputs[0]);
-  OpParameters params = GenerateOpParameters(workload_, op, shape);
+  OpParameters params = Parameters(op, shape);
   int x = Require(tensor_slot_.at(op.inputs[0]), PlainDesc(shape, dt::f32), op.name);
   try {
     dnnl::layer_normalization_forward::desc desc(
@@ -569,8 +588,7 @@ Status PlanBuilder::Allocate(Plan* plan) {
   }
   for (const auto& step : steps_) scratchpad_bytes = std::max(scratchpad_bytes, step.scratchpad.get_size());
   bytes += static_cast<int64_t>(scratchpad_bytes);
-  int64_t budget = options_.memory_budget_bytes > 0 ? options_.memory_budget_bytes
-                                                    : space_.constraints().memory_budget_bytes;
+  const int64_t budget = MemoryBudget();
   if (bytes > budget) {
     return Status::ResourceExhausted("plan needs " + std::to_string(bytes) + " bytes, over the memory budget of " +
                                      std::to_string(budget) + " bytes (dims " + DimsToText(dims_) + ")");
@@ -583,6 +601,7 @@ Status PlanBuilder::Allocate(Plan* plan) {
     for (auto& slot : slots_) {
       if (slot.parent >= 0) continue;
       slot.memory = dnnl::memory(slot.desc, engine_);
+      plan->owned_.push_back(slot.memory);  // views point into it: the plan must keep every root alive
       if (slot.constant.empty()) continue;
       md_t source = slot.constant_source;
       if (source == slot.desc) {
@@ -593,7 +612,6 @@ Status PlanBuilder::Allocate(Plan* plan) {
         dnnl::reorder(host, slot.memory).execute(stream, host, slot.memory);
         stream.wait();
       }
-      plan->owned_.push_back(slot.memory);
     }
     for (auto& slot : slots_) {
       if (slot.parent < 0) continue;
@@ -632,6 +650,18 @@ Result<Plan> PlanBuilder::Build() {
                                " implements bf16 compute only on AVX-512 (avx512_core) and newer; this CPU is " +
                                DetectHost().isa);
   }
+  // Weights, inputs and outputs exist in every plan: if they alone exceed the budget, stop before generating
+  // gigabytes of weights.
+  int64_t at_least = 0;
+  for (const auto& op : workload_.ops())
+    at_least += OpParameterCount(op, shapes_.at(op.inputs[0])) * (compute_type_ == dt::bf16 ? 2 : 4);
+  for (const auto& input : workload_.inputs()) at_least += ElementCount(shapes_.at(input.name)) * 4;
+  for (const auto& output : workload_.outputs()) at_least += ElementCount(shapes_.at(output)) * 4;
+  if (at_least > MemoryBudget()) {
+    return Status::ResourceExhausted("plan needs at least " + std::to_string(at_least) + " bytes (weights, inputs, " +
+                                     "outputs), over the memory budget of " + std::to_string(MemoryBudget()) +
+                                     " bytes (dims " + DimsToText(dims_) + ")");
+  }
   omp_set_num_threads(threads_);
   auto start = std::chrono::steady_clock::now();
   absorbed_.assign(workload_.ops().size(), false);
@@ -658,6 +688,8 @@ Result<Plan> PlanBuilder::Build() {
       }
     } catch (const dnnl::error& e) {
       status = Unsupported(workload_.ops()[i].name, e);  // reorders created inside a lowering
+    } catch (const std::bad_alloc&) {
+      status = Status::ResourceExhausted(workload_.ops()[i].name + ": out of memory generating its weights");
     }
     CRMAP_RETURN_IF_ERROR(status);
   }
@@ -677,7 +709,7 @@ Result<Plan> PlanBuilder::Build() {
       }
     }
   }
-  compile_ms_ = MillisSince(start);
+  compile_ms_ = MillisSince(start) - data_ms_;
 
   Plan plan(engine_, threads_);
   CRMAP_RETURN_IF_ERROR(Allocate(&plan));

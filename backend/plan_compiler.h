@@ -2,8 +2,9 @@
 //
 // Data flow: the workload's shapes for `dims` -> one lowering per op (fusion chains become post-ops, the
 // layout knob picks activation formats, reorders are inserted only where a consumer needs another format)
-// -> memory budget check on the descriptors (nothing allocated yet) -> allocation, weight packing and input
-// filling (timed separately as pack_ms) -> Plan.
+// -> memory budget check on the descriptors (no plan memory allocated yet) -> allocation, weight packing and
+// input filling (timed separately as pack_ms) -> Plan. Weights, inputs and outputs alone are checked against
+// the budget before anything else, so absurd sizes fail before gigabytes of weights are generated.
 //
 // Failures are answers, not crashes: InvalidArgument for dims or configs that do not fit the workload or
 // space, Unsupported when oneDNN implements no kernel for the combination on this CPU (e.g. bf16 without

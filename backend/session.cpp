@@ -53,16 +53,67 @@ MeasurementSession::MeasurementSession(const Workload& workload, const SearchSpa
     : workload_(workload), space_(space), dims_(std::move(dims)) {}
 
 Result<const std::map<std::string, HostTensor>*> MeasurementSession::Reference(uint64_t data_seed) {
-  if (!have_reference_) {
-    if (!reference_model_) {
-      CRMAP_ASSIGN_OR_RETURN(reference_model_,
-                             TorchReference::Create(workload_, dims_, DetectHost().cores, data_seed));
-    }
-    CRMAP_RETURN_IF_ERROR(reference_model_->Run());
-    CRMAP_ASSIGN_OR_RETURN(reference_, reference_model_->Outputs());
+  if (!have_reference_ || reference_seed_ != data_seed) {
+    have_reference_ = false;
+    CRMAP_RETURN_IF_ERROR(EnsureTorchModel(DetectHost().cores, data_seed));
+    CRMAP_RETURN_IF_ERROR(torch_model_->Run());
+    CRMAP_ASSIGN_OR_RETURN(reference_, torch_model_->Outputs());
+    reference_seed_ = data_seed;
     have_reference_ = true;
   }
   return &reference_;
+}
+
+Status MeasurementSession::EnsureTorchModel(int threads, uint64_t data_seed) {
+  if (torch_model_ && torch_threads_ == threads && torch_seed_ == data_seed) return Status::Ok();
+  torch_model_.reset();
+  CRMAP_ASSIGN_OR_RETURN(torch_model_, TorchReference::Create(workload_, dims_, threads, data_seed));
+  torch_threads_ = threads;
+  torch_seed_ = data_seed;
+  return Status::Ok();
+}
+
+CandidateResult MeasurementSession::CompileAndValidate(const Config& config, const SessionOptions& options,
+                                                       const std::map<std::string, HostTensor>* reference,
+                                                       std::unique_ptr<Plan>* plan_out) {
+  CandidateResult r;
+  r.config = config;
+  Status valid = space_.Validate(config);
+  if (!valid.ok()) {
+    r.label = "invalid config";
+    r.status = CandidateStatus::kError;
+    r.message = valid.message();
+    return r;
+  }
+  r.label = space_.ToString(config);
+  Result<Plan> plan = CompilePlan(workload_, space_, dims_, config, options.compile);
+  if (!plan.ok()) {
+    r.status = StatusFor(plan.status());
+    r.message = plan.status().message();
+    return r;
+  }
+  r.plan = plan->info();
+  auto owned = std::make_unique<Plan>(std::move(plan).value());
+  if (reference) {
+    double budget = space_.ValueOf(config, KnobKind::kPrecision) == "bf16" ? space_.constraints().accuracy.bf16
+                                                                         : space_.constraints().accuracy.f32;
+    Result<ValidationReport> report = ValidatePlan(*owned, *reference, budget);
+    if (!report.ok()) {
+      r.status = CandidateStatus::kError;
+      r.message = report.status().message();
+      return r;
+    }
+    r.validated = true;
+    r.max_error = report->max_abs_error;
+    if (!report->within_budget) {
+      r.status = CandidateStatus::kWrongAnswer;
+      r.message = "max abs error " + std::to_string(report->max_abs_error) + " in output '" + report->worst_output +
+                  "' exceeds the accuracy budget " + std::to_string(budget);
+      return r;
+    }
+  }
+  *plan_out = std::move(owned);
+  return r;
 }
 
 std::vector<CandidateResult> MeasurementSession::Compare(const std::vector<Config>& configs,
@@ -70,14 +121,15 @@ std::vector<CandidateResult> MeasurementSession::Compare(const std::vector<Confi
   std::vector<CandidateResult> results(configs.size());
   std::vector<std::unique_ptr<Plan>> plans(configs.size());
   const std::map<std::string, HostTensor>* reference = nullptr;
-  if (options.validate || options.baseline_libtorch) {
+  if (options.validate) {
     auto ref = Reference(options.compile.data_seed);
     if (!ref.ok()) {
       for (size_t i = 0; i < configs.size(); ++i) {
-        results[i].label = space_.ToString(configs[i]);
+        results[i].label = space_.Validate(configs[i]).ok() ? space_.ToString(configs[i]) : "invalid config";
         results[i].config = configs[i];
-        results[i].status = CandidateStatus::kError;
-        results[i].message = ref.status().ToString();
+        results[i].status = ref.status().code() == StatusCode::kResourceExhausted ? CandidateStatus::kOverMemory
+                                                                                  : CandidateStatus::kError;
+        results[i].message = "LibTorch reference: " + ref.status().message();
       }
       return results;
     }
@@ -85,34 +137,9 @@ std::vector<CandidateResult> MeasurementSession::Compare(const std::vector<Confi
   }
 
   for (size_t i = 0; i < configs.size(); ++i) {
-    CandidateResult& r = results[i];
-    r.label = space_.ToString(configs[i]);
-    r.config = configs[i];
     if (options.on_progress) options.on_progress("compile", static_cast<int>(i), static_cast<int>(configs.size()));
-    Result<Plan> plan = CompilePlan(workload_, space_, dims_, configs[i], options.compile);
-    if (!plan.ok()) {
-      r.status = StatusFor(plan.status());
-      r.message = plan.status().message();
-      continue;
-    }
-    r.plan = plan->info();
-    plans[i] = std::make_unique<Plan>(std::move(plan).value());
-    if (!options.validate) continue;
-    double budget = space_.ValueOf(configs[i], KnobKind::kPrecision) == "bf16" ? space_.constraints().accuracy.bf16
-                                                                               : space_.constraints().accuracy.f32;
-    Result<ValidationReport> report = ValidatePlan(*plans[i], *reference, budget);
-    if (!report.ok()) {
-      r.status = CandidateStatus::kError;
-      r.message = report.status().message();
-    } else {
-      r.max_error = report->max_abs_error;
-      if (!report->within_budget) {
-        r.status = CandidateStatus::kWrongAnswer;
-        r.message = "max abs error " + std::to_string(report->max_abs_error) + " in output '" + report->worst_output +
-                    "' exceeds the accuracy budget " + std::to_string(budget);
-      }
-    }
-    if (r.status != CandidateStatus::kOk) plans[i].reset();
+    results[i] = CompileAndValidate(configs[i], options, reference, &plans[i]);
+    if (options.stop_on_over_memory && results[i].status == CandidateStatus::kOverMemory) return results;
   }
 
   std::vector<Runnable*> runnables;
@@ -130,13 +157,12 @@ std::vector<CandidateResult> MeasurementSession::Compare(const std::vector<Confi
     baseline.is_baseline = true;
     results.push_back(baseline);
     int threads = options.baseline_threads > 0 ? options.baseline_threads : DetectHost().cores;
-    auto model = TorchReference::Create(workload_, dims_, threads, options.compile.data_seed);
+    Status model = EnsureTorchModel(threads, options.compile.data_seed);
     if (!model.ok()) {
       results.back().status = CandidateStatus::kError;
-      results.back().message = model.status().message();
+      results.back().message = model.message();
     } else {
-      reference_model_ = std::move(model).value();  // keep it alive for the measurement
-      keep.push_back(std::make_unique<TorchRunnable>(reference_model_.get()));
+      keep.push_back(std::make_unique<TorchRunnable>(torch_model_.get()));
       runnables.push_back(keep.back().get());
       owner.push_back(results.size() - 1);
     }
@@ -149,7 +175,9 @@ std::vector<CandidateResult> MeasurementSession::Compare(const std::vector<Confi
     measure.on_round = [progress](int round, int rounds) { progress("measure", round, rounds); };
   }
   std::vector<MeasureOutcome> outcomes = MeasureInterleaved(runnables, measure);
-  const std::string& anchor = results[owner[0]].label;
+  // Ratios are to the first config. If it did not survive to be measured there is no anchor: the measurer's
+  // ratios would silently refer to another candidate, so they are dropped.
+  const bool anchored = owner[0] == 0;
   for (size_t j = 0; j < outcomes.size(); ++j) {
     CandidateResult& r = results[owner[j]];
     if (outcomes[j].timed_out) {
@@ -160,8 +188,10 @@ std::vector<CandidateResult> MeasurementSession::Compare(const std::vector<Confi
       r.message = outcomes[j].status.message();
     }
     r.latency = outcomes[j].latency;
-    r.ratio_to_anchor = outcomes[j].ratio_to_anchor;
-    r.anchor_label = anchor;
+    if (anchored && outcomes[0].status.ok() && !outcomes[0].timed_out) {
+      r.ratio_to_anchor = outcomes[j].ratio_to_anchor;
+      r.anchor_label = results[0].label;
+    }
   }
   return results;
 }

@@ -3,10 +3,11 @@
 // Data flow: configs -> CompilePlan each (failures become typed results: unsupported, over_memory, error)
 // -> execute once and compare with the LibTorch f32 reference (wrong_answer beyond the accuracy budget)
 // -> MeasureInterleaved over the survivors, optionally with the LibTorch eager baseline as one more
-// candidate -> one CandidateResult per config (+1 for the baseline), in input order. The first surviving
-// candidate is the anchor: every result also carries its per-round ratio to the anchor.
+// candidate -> one CandidateResult per config (+1 for the baseline), in input order. The first config is the
+// anchor: every result also carries its per-round ratio to it (no ratios at all if the anchor failed).
 //
-// The reference runs once per session and is kept. All plans of one Compare() call are alive at once, so
+// The reference runs once per session (per data seed) and is kept; it doubles as the baseline when the
+// thread counts match. All plans of one Compare() call are alive at once, so
 // callers chunk large candidate lists (see the sweep in tuner/). Not thread-safe.
 #pragma once
 
@@ -37,7 +38,8 @@ struct CandidateResult {
   std::string message;        // why it failed
   LatencyStats latency;
   RatioStats ratio_to_anchor;
-  std::string anchor_label;
+  std::string anchor_label;   // empty when there is no anchor to refer to
+  bool validated = false;     // compared with the LibTorch f32 reference (false with validate off)
   double max_error = 0;       // vs the f32 reference (0 for the baseline, which is the reference)
   PlanInfo plan;              // empty for the baseline
 };
@@ -47,6 +49,7 @@ struct SessionOptions {
   CompileOptions compile;
   bool validate = true;
   bool baseline_libtorch = false;
+  bool stop_on_over_memory = false;  // return at the first config over the memory budget, measuring nothing
   int baseline_threads = 0;  // 0: all cores
   // Called as each stage progresses ("compile", i, n), ("measure", round, rounds).
   std::function<void(const std::string& stage, int done, int total)> on_progress;
@@ -65,8 +68,18 @@ class MeasurementSession {
   const Workload& workload_;
   const SearchSpace& space_;
   const Dims dims_;
-  std::unique_ptr<TorchReference> reference_model_;
+  // (Re)builds the LibTorch model unless one with these threads and seed exists.
+  Status EnsureTorchModel(int threads, uint64_t data_seed);
+  // Compiles, then (with a reference) validates; on success *plan_out holds the plan.
+  CandidateResult CompileAndValidate(const Config& config, const SessionOptions& options,
+                                     const std::map<std::string, HostTensor>* reference,
+                                     std::unique_ptr<Plan>* plan_out);
+
+  std::unique_ptr<TorchReference> torch_model_;  // the reference, reused as the baseline when threads match
+  int torch_threads_ = 0;
+  uint64_t torch_seed_ = 0;
   std::map<std::string, HostTensor> reference_;
+  uint64_t reference_seed_ = 0;
   bool have_reference_ = false;
 };
 

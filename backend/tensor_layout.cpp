@@ -60,6 +60,14 @@ bool IsPlainContiguous(const dnnl::memory::desc& desc) {
   return true;
 }
 
+bool IsDense(const dnnl::memory::desc& desc) {
+  const dnnl_memory_desc_t& md = desc.data;
+  if (md.format_kind != dnnl_blocked) return false;
+  int64_t elements = 1;
+  for (int i = 0; i < md.ndims; ++i) elements *= md.padded_dims[i];
+  return desc.get_size() == static_cast<size_t>(elements) * dnnl::memory::data_type_size(desc.data_type());
+}
+
 std::string DescribeDesc(const dnnl::memory::desc& desc) {
   const dnnl_memory_desc_t& md = desc.data;
   std::string text = dnnl_dt2str(md.data_type);
@@ -82,10 +90,7 @@ std::string DescribeDesc(const dnnl::memory::desc& desc) {
     }
     for (int j = 0; j < blocking.inner_nblks; ++j)
       text += std::to_string(blocking.inner_blks[j]) + static_cast<char>('a' + blocking.inner_idxs[j]);
-    int64_t elements = 1;
-    for (int i = 0; i < md.ndims; ++i) elements *= md.padded_dims[i];
-    if (desc.get_size() != static_cast<size_t>(elements) * dnnl::memory::data_type_size(desc.data_type()))
-      text += "(strided)";
+    if (!IsDense(desc)) text += "(strided)";
   }
   text += " ";
   for (int i = 0; i < md.ndims; ++i) text += (i ? "x" : "") + std::to_string(md.dims[i]);

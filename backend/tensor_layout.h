@@ -27,6 +27,8 @@ dnnl::memory::format_tag ImageTag(ImageLayout layout, int blocked_channels);
 
 // True if the descriptor is row-major and dense (what PyTorch calls contiguous).
 bool IsPlainContiguous(const dnnl::memory::desc& desc);
+// True if the descriptor covers its elements without gaps (plain, permuted or blocked; not a strided view).
+bool IsDense(const dnnl::memory::desc& desc);
 // Strides of a non-blocked descriptor, or empty if it has inner blocks or is not a blocked-kind desc.
 std::vector<int64_t> StridesOf(const dnnl::memory::desc& desc);
 // "f32 nchw 1x64x56x56", "bf16 nChw8c ...", "f32 strided(...)" for messages and kernel reports.

@@ -17,7 +17,7 @@ torch::Tensor ToTorch(const HostTensor& tensor) {
 
 torch::Tensor ApplyEltwise(const OpSpec& op, const torch::Tensor& x) {
   switch (op.eltwise) {
-    case EltwiseAlg::kRelu: return torch::relu(x);
+    case EltwiseAlg::kRelu: return op.alpha == 0.f ? torch::relu(x) : torch::leaky_relu(x, op.alpha);
     case EltwiseAlg::kGeluTanh: return torch::gelu(x, "tanh");
     case EltwiseAlg::kGeluErf: return torch::gelu(x);
     case EltwiseAlg::kSigmoid: return torch::sigmoid(x);
@@ -62,6 +62,8 @@ Result<std::unique_ptr<TorchReference>> TorchReference::Create(const Workload& w
     }
   } catch (const c10::Error& e) {
     return Status::Internal(std::string("LibTorch failed to build the reference: ") + e.what_without_backtrace());
+  } catch (const std::bad_alloc&) {
+    return Status::ResourceExhausted("out of memory building the LibTorch reference at dims " + DimsToText(dims));
   }
   return std::unique_ptr<TorchReference>(new TorchReference(std::move(impl)));
 }
@@ -124,6 +126,8 @@ Status TorchReference::Run() {
     for (const auto& name : w.outputs()) impl_->outputs[name] = values.at(name).contiguous();
   } catch (const c10::Error& e) {
     return Status::Internal(std::string("LibTorch reference failed: ") + e.what_without_backtrace());
+  } catch (const std::bad_alloc&) {
+    return Status::ResourceExhausted("out of memory running the LibTorch reference");
   }
   return Status::Ok();
 }

@@ -2,7 +2,7 @@
 //
 // Max absolute error over every element of every graph output; NaN or Inf anywhere counts as an infinite
 // error. A plan whose error exceeds its precision's accuracy budget is a wrong answer, never a speedup.
-// Pure function of its inputs; thread-safe.
+// CompareOutputs is a pure function (thread-safe); ValidatePlan executes the plan (see Plan's threading).
 #pragma once
 
 #include <map>

@@ -69,6 +69,17 @@ OpParameters GenerateOpParameters(const Workload& workload, const OpSpec& op, co
   return p;
 }
 
+int64_t OpParameterCount(const OpSpec& op, const Shape& input_shape) {
+  switch (op.kind) {
+    case OpKind::kLinear: return op.out_features * input_shape.back() + (op.bias ? op.out_features : 0);
+    case OpKind::kConv2d:
+      return op.out_features * (input_shape[1] / op.groups) * op.kernel[0] * op.kernel[1] +
+             (op.bias ? op.out_features : 0);
+    case OpKind::kLayerNorm: return 2 * input_shape.back();
+    default: return 0;
+  }
+}
+
 HostTensor GenerateGraphInput(const Workload& workload, const std::string& input_name, const Shape& shape,
                               uint64_t data_seed) {
   return Uniform(MixSeed(SeedFor(workload, "input/" + input_name) ^ data_seed), shape, -1.0f, 1.0f);

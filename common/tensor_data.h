@@ -31,6 +31,8 @@ struct OpParameters {
 
 // `input_shape` is the shape of the op's first input for the dims at hand.
 OpParameters GenerateOpParameters(const Workload& workload, const OpSpec& op, const Shape& input_shape);
+// How many parameter values GenerateOpParameters would produce, without producing them.
+int64_t OpParameterCount(const OpSpec& op, const Shape& input_shape);
 
 // Uniform values in [-1, 1] for a graph input.
 HostTensor GenerateGraphInput(const Workload& workload, const std::string& input_name, const Shape& shape,

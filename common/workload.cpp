@@ -73,7 +73,8 @@ Result<SizeExpr> ParseSizeExpr(const Json& value, const std::string& where) {
   SizeExpr expr;
   if (value.is_number_integer()) {
     expr.constant = value.get<int64_t>();
-    if (expr.constant < 1) return Status::InvalidArgument(where + ": sizes must be >= 1");
+    if (expr.constant < 1 || expr.constant > kMaxTensorElements)
+      return Status::InvalidArgument(where + ": sizes must be in [1, " + std::to_string(kMaxTensorElements) + "]");
     return expr;
   }
   if (!value.is_string()) {
@@ -88,6 +89,8 @@ Result<SizeExpr> ParseSizeExpr(const Json& value, const std::string& where) {
     int64_t number = 0;
     if (ParseInt64(factor, &number)) {
       if (number < 1) return Status::InvalidArgument(where + ": sizes must be >= 1");
+      if (number > kMaxTensorElements / expr.constant)
+        return Status::InvalidArgument(where + ": size '" + text + "' is too large");
       expr.constant *= number;
     } else if (IsIdentifier(factor)) {
       expr.dim_names.push_back(factor);
@@ -155,15 +158,17 @@ Result<OpSpec> ParseOp(const Json& json, size_t index) {
     case OpKind::kLinear: {
       CRMAP_ASSIGN_OR_RETURN(op.out_features, GetInt(json, "out_features", where));
       CRMAP_ASSIGN_OR_RETURN(op.bias, GetBoolOr(json, "bias", true, where));
-      if (op.out_features < 1) return Status::InvalidArgument(where + ": out_features must be >= 1");
+      if (op.out_features < 1 || op.out_features > kMaxTensorElements)
+        return Status::InvalidArgument(where + ": out_features must be in [1, " + std::to_string(kMaxTensorElements) + "]");
       break;
     }
     case OpKind::kConv2d: {
       CRMAP_ASSIGN_OR_RETURN(op.out_features, GetInt(json, "out_channels", where));
       CRMAP_ASSIGN_OR_RETURN(op.bias, GetBoolOr(json, "bias", true, where));
       CRMAP_ASSIGN_OR_RETURN(op.groups, GetIntOr(json, "groups", 1, where));
-      if (op.out_features < 1 || op.groups < 1)
-        return Status::InvalidArgument(where + ": out_channels and groups must be >= 1");
+      if (op.out_features < 1 || op.groups < 1 || op.out_features > kMaxTensorElements)
+        return Status::InvalidArgument(where + ": out_channels and groups must be >= 1 (and out_channels <= " +
+                                       std::to_string(kMaxTensorElements) + ")");
       CRMAP_RETURN_IF_ERROR(ReadPair(json, "kernel", op.kernel, 1, where));
       CRMAP_RETURN_IF_ERROR(ReadPair(json, "stride", op.stride, 1, where));
       CRMAP_RETURN_IF_ERROR(ReadPair(json, "padding", op.padding, 0, where));
@@ -179,6 +184,9 @@ Result<OpSpec> ParseOp(const Json& json, size_t index) {
       op.stride[1] = op.kernel[1];
       CRMAP_RETURN_IF_ERROR(ReadPair(json, "stride", op.stride, 1, where));
       CRMAP_RETURN_IF_ERROR(ReadPair(json, "padding", op.padding, 0, where));
+      for (int i = 0; i < 2; ++i)
+        if (op.padding[i] * 2 > op.kernel[i])
+          return Status::InvalidArgument(where + ": pool padding must be at most half the kernel size");
       break;
     }
     case OpKind::kEltwise: {
@@ -193,6 +201,12 @@ Result<OpSpec> ParseOp(const Json& json, size_t index) {
         }
       }
       if (!found) return Status::InvalidArgument(where + ": unknown eltwise alg '" + alg + "'; allowed: " + JoinNames(names));
+      // alpha: relu's negative slope (leaky relu), swish's beta, linear's scale; beta: linear's shift.
+      bool takes_alpha = op.eltwise == EltwiseAlg::kRelu || op.eltwise == EltwiseAlg::kSwish ||
+                         op.eltwise == EltwiseAlg::kLinear;
+      if ((json.contains("alpha") && !takes_alpha) || (json.contains("beta") && op.eltwise != EltwiseAlg::kLinear))
+        return Status::InvalidArgument(where + ": eltwise '" + alg +
+                                       "' takes no such parameter (alpha: relu, swish, linear; beta: linear)");
       double default_alpha = op.eltwise == EltwiseAlg::kSwish || op.eltwise == EltwiseAlg::kLinear ? 1.0 : 0.0;
       CRMAP_ASSIGN_OR_RETURN(double alpha, GetNumberOr(json, "alpha", default_alpha, where));
       CRMAP_ASSIGN_OR_RETURN(double beta, GetNumberOr(json, "beta", 0.0, where));
@@ -415,16 +429,30 @@ Dims Workload::TypicalDims() const {
 
 Result<std::map<std::string, Shape>> Workload::InferShapes(const Dims& dims) const {
   CRMAP_RETURN_IF_ERROR(CheckDims(dims));
+  auto check = [](const std::string& name, const Shape& shape) {
+    if (shape.size() > kMaxTensorRank)
+      return Status::InvalidArgument("tensor '" + name + "' has rank " + std::to_string(shape.size()) +
+                                     "; at most " + std::to_string(kMaxTensorRank) + " dims are supported");
+    double elements = 1;
+    for (int64_t size : shape) elements *= static_cast<double>(size);
+    if (elements > static_cast<double>(kMaxTensorElements))
+      return Status::InvalidArgument("tensor '" + name + "' " + ShapeText(shape) + " has more than " +
+                                     std::to_string(kMaxTensorElements) + " elements");
+    return Status::Ok();
+  };
   std::map<std::string, Shape> shapes;
   for (const auto& input : inputs_) {
     Shape shape;
     for (const auto& size : input.shape) shape.push_back(size.Evaluate(dims));
+    CRMAP_RETURN_IF_ERROR(check(input.name, shape));
     shapes[input.name] = shape;
   }
   for (const auto& op : ops_) {
     std::vector<const Shape*> in;
     for (const auto& name : op.inputs) in.push_back(&shapes.at(name));
-    CRMAP_ASSIGN_OR_RETURN(shapes[op.name], InferOpShape(op, in));
+    CRMAP_ASSIGN_OR_RETURN(Shape shape, InferOpShape(op, in));
+    CRMAP_RETURN_IF_ERROR(check(op.name, shape));
+    shapes[op.name] = shape;
   }
   return shapes;
 }

@@ -19,6 +19,10 @@
 
 namespace crmap {
 
+// Limits every tensor of a workload must respect (oneDNN plain descriptors go up to rank 5 here).
+constexpr size_t kMaxTensorRank = 5;
+constexpr int64_t kMaxTensorElements = int64_t{1} << 36;
+
 // Concrete values of a workload's symbolic dims, e.g. {tokens: 128}. Ordered by name.
 using Dims = std::map<std::string, int64_t>;
 using Shape = std::vector<int64_t>;

@@ -83,6 +83,14 @@ Result<SearchSpace> SearchSpace::Build(const Workload& workload, SpaceOptions op
   space.knobs_.push_back({"placement", KnobKind::kPlacement, KnobScope::kRuntime, {"shared", "per_core"}, 0,
                           "one executor on all cores, or one single-threaded executor per core"});
 
+  // Ids are mixed-radix uint64: refuse spaces whose size does not fit (a graph with ~40 fusable ops).
+  uint64_t size = 1;
+  for (const auto& knob : space.knobs_) {
+    if (size > kMaxSpaceSize / knob.values.size())
+      return Status::InvalidArgument("workload '" + workload.name() + "' spans more than 2^62 configs (" +
+                                     std::to_string(space.knobs_.size()) + " knobs); split the graph");
+    size *= knob.values.size();
+  }
   space.constraints_.memory_budget_bytes = workload.memory_budget_bytes();
   space.constraints_.accuracy = workload.accuracy_budget();
 

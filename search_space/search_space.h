@@ -23,6 +23,9 @@
 
 namespace crmap {
 
+// The largest number of configs a space may span (ids are uint64).
+constexpr uint64_t kMaxSpaceSize = uint64_t{1} << 62;
+
 enum class KnobKind { kFusion, kLayout, kWeights, kPrecision, kThreads, kBatch, kQueueDelay, kPlacement };
 enum class KnobScope { kPlan, kRuntime };
 

@@ -66,7 +66,9 @@ Json MeasurementRecordJson(const Workload& workload, const SearchSpace& space, c
       kernels.push_back({{"step", k.step}, {"kind", k.kind}, {"impl", k.impl}, {"detail", k.detail}});
     record["kernels"] = kernels;
   }
-  record["max_error"] = result.max_error;
+  record["validated"] = result.validated || result.is_baseline;
+  if (result.validated || result.is_baseline) record["max_error"] = result.max_error;
+  record["data_seed"] = context.data_seed;
   record["host"] = {{"cpu", host.cpu}, {"isa", host.isa}, {"cores", host.cores}, {"onednn", host.onednn_version}};
   record["agent"] = context.agent;
   record["campaign"] = context.campaign;

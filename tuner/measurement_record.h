@@ -18,7 +18,8 @@ constexpr int kMeasurementRecordVersion = 1;
 struct RecordContext {
   std::string agent = "manual";
   std::string campaign;
-  uint64_t seed = 0;
+  uint64_t seed = 0;       // the agent's seed
+  uint64_t data_seed = 0;  // the seed of the input values the plans ran on
 };
 
 Json MeasurementRecordJson(const Workload& workload, const SearchSpace& space, const Dims& dims,

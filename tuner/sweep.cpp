@@ -4,8 +4,24 @@
 
 namespace crmap {
 
+namespace {
+
+Status AnchorFailure(const CandidateResult& anchor) {
+  std::string message = "the default config, which every ratio of a sweep refers to, failed (" +
+                        std::string(CandidateStatusName(anchor.status)) + "): " + anchor.message;
+  return anchor.status == CandidateStatus::kOverMemory ? Status::ResourceExhausted(message)
+                                                       : Status::Unsupported(message);
+}
+
+}  // namespace
+
 SweepResult SweepPlanSpace(MeasurementSession& session, const SearchSpace& space, const SweepOptions& options) {
   SweepResult sweep;
+  if (space.Size(KnobScope::kPlan) > kMaxSweepConfigs) {
+    sweep.status = Status::InvalidArgument("the plan space has " + std::to_string(space.Size(KnobScope::kPlan)) +
+                                           " configs; a sweep measures at most " + std::to_string(kMaxSweepConfigs));
+    return sweep;
+  }
   const Config anchor = space.Default();
   std::vector<Config> others;
   for (const Config& config : space.Enumerate(KnobScope::kPlan))
@@ -16,6 +32,7 @@ SweepResult SweepPlanSpace(MeasurementSession& session, const SearchSpace& space
   screen.measure.rounds = options.screen_rounds;
   screen.measure.warmup = options.warmup;
   screen.measure.timeout_ms = options.timeout_ms;
+  screen.validate = options.validate;
   const size_t per_chunk = static_cast<size_t>(std::max(1, options.chunk - 1));
   bool anchor_recorded = false;
   for (size_t start = 0; start < others.size() || !anchor_recorded; start += per_chunk) {
@@ -24,6 +41,10 @@ SweepResult SweepPlanSpace(MeasurementSession& session, const SearchSpace& space
     if (options.on_progress)
       options.on_progress("screen", static_cast<int>(std::min(others.size(), start)), static_cast<int>(others.size()));
     std::vector<CandidateResult> results = session.Compare(batch, screen);
+    if (results[0].status != CandidateStatus::kOk) {
+      sweep.status = AnchorFailure(results[0]);
+      return sweep;
+    }
     for (size_t i = anchor_recorded ? 1 : 0; i < results.size(); ++i) sweep.screened.push_back(results[i]);
     anchor_recorded = true;
     if (start + per_chunk >= others.size()) break;
@@ -44,6 +65,7 @@ SweepResult SweepPlanSpace(MeasurementSession& session, const SearchSpace& space
   confirm.measure.warmup = options.warmup;
   confirm.measure.timeout_ms = options.timeout_ms;
   confirm.baseline_libtorch = options.baseline_libtorch;
+  confirm.validate = options.validate;
   if (options.on_progress) {
     auto progress = options.on_progress;
     confirm.on_progress = [progress](const std::string& stage, int done, int total) {
@@ -51,10 +73,16 @@ SweepResult SweepPlanSpace(MeasurementSession& session, const SearchSpace& space
     };
   }
   sweep.final = session.Compare(finalists, confirm);
+  if (sweep.final[0].status != CandidateStatus::kOk) {
+    sweep.status = AnchorFailure(sweep.final[0]);
+    return sweep;
+  }
+  // Rank by the median of per-round ratios to the default: ratios measured side by side survive the machine's
+  // drift, absolute medians do not.
   for (size_t i = 0; i < sweep.final.size(); ++i) {
     const CandidateResult& r = sweep.final[i];
-    if (r.is_baseline || r.status != CandidateStatus::kOk) continue;
-    if (sweep.best_index < 0 || r.latency.median_us < sweep.final[sweep.best_index].latency.median_us)
+    if (r.is_baseline || r.status != CandidateStatus::kOk || r.ratio_to_anchor.rounds == 0) continue;
+    if (sweep.best_index < 0 || r.ratio_to_anchor.median < sweep.final[sweep.best_index].ratio_to_anchor.median)
       sweep.best_index = static_cast<int>(i);
   }
   return sweep;

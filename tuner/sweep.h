@@ -23,14 +23,21 @@ struct SweepOptions {
   int warmup = 2;
   double timeout_ms = 10000;
   bool baseline_libtorch = false;
+  bool validate = true;
   CompileOptions compile;
   std::function<void(const std::string& stage, int done, int total)> on_progress;
 };
 
+// The largest plan space a sweep measures exhaustively.
+constexpr uint64_t kMaxSweepConfigs = 100000;
+
 struct SweepResult {
+  // Not ok if the space is too large to sweep, or if the default config (every ratio's anchor) failed at
+  // these dims: then nothing can be ranked, and the status says why (e.g. ResourceExhausted: over memory).
+  Status status;
   std::vector<CandidateResult> screened;  // every plan config, ratio_to_anchor against the default
   std::vector<CandidateResult> final;     // default first, then the top configs, then the baseline
-  int best_index = -1;                    // into final: the fastest ok plan by median latency
+  int best_index = -1;                    // into final: the ok plan with the smallest median ratio to the default
 };
 
 SweepResult SweepPlanSpace(MeasurementSession& session, const SearchSpace& space, const SweepOptions& options);

@@ -11,6 +11,9 @@ for path in sorted(glob.glob(os.path.join(out, "*.json"))):
         continue
     data = json.load(open(path))
     results = data["results"]
+    if results[0]["status"] != "ok":
+        print(f"{path}: the default config failed ({results[0]['status']}): no ratios", file=sys.stderr)
+        continue
     default = results[0]["config"]
     for r in results:
         config = r["config"]
@@ -23,7 +26,8 @@ for path in sorted(glob.glob(os.path.join(out, "*.json"))):
             q = r["ratio_to_anchor"]
             row.update(speedup=1 / q["median"], band=[1 / q["p90"], 1 / q["p10"]],
                        median_us=r["latency_us"]["median"], p99_us=r["latency_us"]["p99"],
-                       max_error=r["max_error"], kernels=sorted({k["impl"] for k in r.get("kernels", [])}))
+                       max_error=r.get("max_error", float("nan")),
+                       kernels=sorted({k["impl"] for k in r.get("kernels", [])}))
         else:
             row["message"] = r.get("message", "")
         rows.append(row)

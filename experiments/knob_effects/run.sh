@@ -5,26 +5,10 @@
 #
 # usage: experiments/knob_effects/run.sh [--workloads "bert_ffn dlrm_mlp"] [--rounds 30] [--out DIR]
 set -euo pipefail
-root="$(cd "$(dirname "$0")/../.." && pwd)"
-source "$root/experiments/shapes.sh"
-crmap="$root/build/crmap"
-workloads="$CRMAP_WORKLOADS"
-rounds=30
-out="$root/experiments/knob_effects/out/latest"
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --workloads) workloads="$2"; shift 2 ;;
-    --rounds) rounds="$2"; shift 2 ;;
-    --out) out="$2"; shift 2 ;;
-    *) echo "usage: $0 [--workloads LIST] [--rounds N] [--out DIR]" >&2; exit 2 ;;
-  esac
-done
-[ -x "$crmap" ] || { echo "build crmap first: scripts/build.sh" >&2; exit 2; }
-python=/usr/bin/python3  # Debian's, with python3-matplotlib
-mkdir -p "$out"
+source "$(dirname "$0")/../common.sh"
+crmap_experiment_args "$root/experiments/knob_effects/results" "$@"
 
 for workload in $workloads; do
-  [ -n "${CRMAP_SHAPES[$workload]:-}" ] || { echo "no shapes listed for $workload in experiments/shapes.sh" >&2; exit 2; }
   "$crmap" space --workload "$workload" --json > "$out/${workload}_space.json"
   mapfile -t configs < <("$python" "$root/experiments/knob_effects/configs.py" "$out/${workload}_space.json")
   args=()

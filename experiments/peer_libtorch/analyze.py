@@ -30,7 +30,7 @@ for path in sorted(glob.glob(os.path.join(out, "*.json"))):
         "best_vs_libtorch": ratio(torch) / ratio(best),
         "best_vs_default": 1 / ratio(best),
         "default_vs_libtorch": ratio(torch),
-        "best_max_error": best["max_error"],
+        "best_max_error": best.get("max_error", float("nan")),
         "best_kernels": sorted({k["impl"] for k in best.get("kernels", [])}),
     })
 json.dump({"rows": rows, "host": final[0]["host"] if rows else {}}, open(os.path.join(out, "summary.json"), "w"),

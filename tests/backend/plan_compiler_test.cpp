@@ -5,7 +5,7 @@
 #include "backend/host.h"
 #include "backend/torch_reference.h"
 #include "backend/validator.h"
-#include "tests/backend/test_support.h"
+#include "tests/test_support.h"
 
 namespace crmap {
 namespace {
@@ -87,6 +87,7 @@ INSTANTIATE_TEST_SUITE_P(
         OpCase{"max_pool", OneOpWorkload(R"(["n", 8, 10, 10])", R"({"name": "y", "op": "pool", "inputs": ["x"], "alg": "max", "kernel": 3, "stride": 2, "padding": 1})", "y")},
         OpCase{"avg_pool", OneOpWorkload(R"(["n", 8, 10, 10])", R"({"name": "y", "op": "pool", "inputs": ["x"], "alg": "avg", "kernel": 3, "stride": 2, "padding": 1})", "y")},
         OpCase{"relu", OneOpWorkload(R"(["n", 40])", R"({"name": "y", "op": "eltwise", "inputs": ["x"], "alg": "relu"})", "y")},
+        OpCase{"leaky_relu", OneOpWorkload(R"(["n", 40])", R"({"name": "y", "op": "eltwise", "inputs": ["x"], "alg": "relu", "alpha": 0.1})", "y")},
         OpCase{"gelu_tanh", OneOpWorkload(R"(["n", 40])", R"({"name": "y", "op": "eltwise", "inputs": ["x"], "alg": "gelu_tanh"})", "y")},
         OpCase{"gelu_erf", OneOpWorkload(R"(["n", 40])", R"({"name": "y", "op": "eltwise", "inputs": ["x"], "alg": "gelu_erf"})", "y")},
         OpCase{"sigmoid", OneOpWorkload(R"(["n", 40])", R"({"name": "y", "op": "eltwise", "inputs": ["x"], "alg": "sigmoid"})", "y")},

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "backend/plan_compiler.h"
-#include "tests/backend/test_support.h"
+#include "tests/test_support.h"
 
 namespace crmap {
 namespace {

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "backend/host.h"
-#include "tests/backend/test_support.h"
+#include "tests/test_support.h"
 
 namespace crmap {
 namespace {
@@ -67,6 +67,52 @@ TEST(SessionTest, FailuresAreTypedResults) {
   slow.measure.timeout_ms = 1e-6;
   auto timed_out = session.Compare({space.Default()}, slow);
   EXPECT_EQ(timed_out[0].status, CandidateStatus::kTimeout);
+}
+
+TEST(SessionTest, NoRatiosWhenTheAnchorFails) {
+  Workload workload = MustLoad("dlrm_mlp");
+  SearchSpace space = MustSpace(workload);
+  MeasurementSession session(workload, space, {{"batch", 2}});
+  Config broken = space.Default();
+  broken.values.pop_back();
+  auto results = session.Compare({broken, space.Default(), MustConfig(space, "threads=1")}, Quick());
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(results[0].status, CandidateStatus::kError);
+  EXPECT_EQ(results[1].status, CandidateStatus::kOk);
+  EXPECT_GT(results[1].latency.rounds, 0);
+  // The measurer's first runnable was #1, not the anchor: ratios to it would be mislabelled.
+  EXPECT_EQ(results[1].ratio_to_anchor.rounds, 0);
+  EXPECT_EQ(results[2].ratio_to_anchor.rounds, 0);
+  EXPECT_TRUE(results[2].anchor_label.empty());
+}
+
+TEST(SessionTest, ReferenceFollowsTheDataSeed) {
+  Workload workload = MustLoad("dlrm_mlp");
+  SearchSpace space = MustSpace(workload);
+  MeasurementSession session(workload, space, {{"batch", 2}});
+  SessionOptions first = Quick();
+  SessionOptions second = Quick();
+  second.compile.data_seed = 7;
+  EXPECT_EQ(session.Compare({space.Default()}, first)[0].status, CandidateStatus::kOk);
+  auto results = session.Compare({space.Default()}, second);
+  EXPECT_EQ(results[0].status, CandidateStatus::kOk) << results[0].message;  // not validated against seed 0
+  EXPECT_TRUE(results[0].validated);
+  SessionOptions unvalidated = Quick();
+  unvalidated.validate = false;
+  EXPECT_FALSE(session.Compare({space.Default()}, unvalidated)[0].validated);
+}
+
+TEST(SessionTest, StopsAtTheFirstConfigOverBudgetWhenAsked) {
+  Workload workload = MustLoad("dlrm_mlp");
+  SearchSpace space = MustSpace(workload);
+  MeasurementSession session(workload, space, {{"batch", 2}});
+  SessionOptions options = Quick();
+  options.compile.memory_budget_bytes = 1000;
+  options.stop_on_over_memory = true;
+  auto results = session.Compare({space.Default(), MustConfig(space, "threads=1")}, options);
+  EXPECT_EQ(results[0].status, CandidateStatus::kOverMemory);
+  EXPECT_EQ(results[1].latency.rounds, 0);
+  EXPECT_TRUE(results[1].label.empty());  // never compiled
 }
 
 TEST(SessionTest, StatusNames) {

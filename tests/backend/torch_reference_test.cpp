@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/backend/test_support.h"
+#include "tests/test_support.h"
 
 namespace crmap {
 namespace {

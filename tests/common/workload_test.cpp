@@ -446,6 +446,27 @@ TEST(ParseWorkloadErrorTest, UnknownEltwiseAlgListsAllowedOnes) {
   EXPECT_TRUE(Contains(message, "gelu_erf"));
 }
 
+TEST(ParseWorkloadErrorTest, EltwiseParametersOnlyWhereTheAlgUsesThem) {
+  Json json = TinyGraph();
+  json["ops"][1]["alg"] = "gelu_erf";
+  json["ops"][1]["alpha"] = 0.5;  // oneDNN would ignore it, LibTorch too: a silent no-op is an error
+  EXPECT_TRUE(Contains(ParseError(json), "takes no such parameter"));
+  json = TinyGraph();
+  json["ops"][1]["beta"] = 0.5;  // relu has a slope (alpha), no shift
+  EXPECT_TRUE(Contains(ParseError(json), "takes no such parameter"));
+  json = TinyGraph();
+  json["ops"][1]["alpha"] = 0.1;  // leaky relu
+  EXPECT_TRUE(ParseWorkload(json.dump(), "ok.json").ok());
+}
+
+TEST(ParseWorkloadErrorTest, PoolPaddingAtMostHalfTheKernel) {
+  Json json = Json::parse(R"({"format": "crmap.workload/1", "name": "p", "dims": {"n": {"min": 1, "max": 2}},
+    "inputs": [{"name": "x", "shape": ["n", 4, 8, 8]}],
+    "ops": [{"name": "y", "op": "pool", "inputs": ["x"], "alg": "max", "kernel": 2, "padding": 2}],
+    "outputs": ["y"]})");
+  EXPECT_TRUE(Contains(ParseError(json), "at most half the kernel"));
+}
+
 TEST(ParseWorkloadErrorTest, AttributeOfTheWrongTypeNamesTheField) {
   Json json = TinyGraph();
   json["ops"][0]["out_features"] = "16";
@@ -564,7 +585,13 @@ TEST(ParseWorkloadErrorTest, UndeclaredAndUnusedDims) {
 TEST(ParseWorkloadErrorTest, BadSizes) {
   Json json = TinyGraph();
   json["inputs"][0]["shape"] = {"rows", 0};
-  EXPECT_TRUE(Contains(ParseError(json), "sizes must be >= 1"));
+  EXPECT_TRUE(Contains(ParseError(json), "sizes must be in [1, "));
+  json["inputs"][0]["shape"] = {"rows", int64_t{1} << 40};
+  EXPECT_TRUE(Contains(ParseError(json), "sizes must be in [1, "));
+  json["inputs"][0]["shape"] = {"rows", "rows*"};
+  EXPECT_TRUE(Contains(ParseError(json), "bad size 'rows*'"));
+  json["inputs"][0]["shape"] = {"rows", 1, 1, 1, 1, 4};
+  EXPECT_TRUE(Contains(ParseError(json), "at most 5 dims"));
   json["inputs"][0]["shape"] = {"rows", "16+1"};
   EXPECT_TRUE(Contains(ParseError(json), "bad size factor '16+1'"));
   json["inputs"][0]["shape"] = {"rows", 1.5};

@@ -8,21 +8,13 @@
 #include <vector>
 
 #include "datasets/catalog.h"
+#include "tests/test_support.h"
 
 namespace crmap {
 namespace {
 
-Workload MustLoad(const std::string& name) {
-  auto workload = LoadWorkload(name);
-  EXPECT_TRUE(workload.ok()) << workload.status().ToString();
-  return std::move(workload).value();
-}
-
-SearchSpace MustBuild(const Workload& workload, int max_threads = 2) {
-  auto space = SearchSpace::Build(workload, SpaceOptions{max_threads});
-  EXPECT_TRUE(space.ok()) << space.status().ToString();
-  return std::move(space).value();
-}
+using testing::MustLoad;
+using testing::MustSpace;
 
 size_t SlotCount(const SearchSpace& space, bool include_runtime) {
   size_t slots = 0;
@@ -39,7 +31,7 @@ bool HasFeaturePrefix(const FeatureSpec& spec, const std::string& prefix) {
 
 TEST(FeatureSpecTest, SizeIsDimsPlusOneHotSlots) {
   Workload w = MustLoad("bert_ffn");
-  SearchSpace space = MustBuild(w);
+  SearchSpace space = MustSpace(w);
   FeatureSpec spec(w, space);
   EXPECT_EQ(spec.dim_feature_count(), 1u);
   // tokens + fuse.fc1 (3) + fuse.fc2 (3) + weights (2) + precision (2) + threads (2)
@@ -48,7 +40,7 @@ TEST(FeatureSpecTest, SizeIsDimsPlusOneHotSlots) {
   EXPECT_EQ(spec.features().size(), spec.size());
 
   Workload attention = MustLoad("bert_attention");
-  SearchSpace attention_space = MustBuild(attention);
+  SearchSpace attention_space = MustSpace(attention);
   FeatureSpec attention_spec(attention, attention_space);
   EXPECT_EQ(attention_spec.dim_feature_count(), 2u);
   EXPECT_EQ(attention_spec.size(), 2u + SlotCount(attention_space, false));
@@ -56,7 +48,7 @@ TEST(FeatureSpecTest, SizeIsDimsPlusOneHotSlots) {
 
 TEST(FeatureSpecTest, FeatureNamesAndOrder) {
   Workload w = MustLoad("bert_ffn");
-  SearchSpace space = MustBuild(w);
+  SearchSpace space = MustSpace(w);
   FeatureSpec spec(w, space);
   const auto& f = spec.features();
   ASSERT_EQ(f.size(), 13u);
@@ -73,7 +65,7 @@ TEST(FeatureSpecTest, FeatureNamesAndOrder) {
 
 TEST(FeatureSpecTest, DimScalingIsZeroAtMinAndOneAtMax) {
   Workload w = MustLoad("bert_attention");  // batch in [1, 16], seq in [8, 512]
-  SearchSpace space = MustBuild(w);
+  SearchSpace space = MustSpace(w);
   FeatureSpec spec(w, space);
   float out[2];
   spec.EncodeDims({{"batch", 1}, {"seq", 8}}, out);
@@ -93,7 +85,7 @@ TEST(FeatureSpecTest, DimScalingIsZeroAtMinAndOneAtMax) {
 
 TEST(FeatureSpecTest, EncodeStartsWithTheDimFeatures) {
   Workload w = MustLoad("bert_ffn");
-  SearchSpace space = MustBuild(w);
+  SearchSpace space = MustSpace(w);
   FeatureSpec spec(w, space);
   std::vector<float> features = spec.Encode({{"tokens", 64}}, space.Default());
   ASSERT_EQ(features.size(), spec.size());
@@ -102,7 +94,7 @@ TEST(FeatureSpecTest, EncodeStartsWithTheDimFeatures) {
 
 TEST(FeatureSpecTest, ExactlyOneHotPerKnob) {
   Workload w = MustLoad("resnet_bottleneck");
-  SearchSpace space = MustBuild(w);
+  SearchSpace space = MustSpace(w);
   FeatureSpec spec(w, space);
   std::mt19937_64 rng(11);
   for (int i = 0; i < 40; ++i) {
@@ -129,7 +121,7 @@ TEST(FeatureSpecTest, ExactlyOneHotPerKnob) {
 
 TEST(FeatureSpecTest, BufferAndVectorEncodingsAgree) {
   Workload w = MustLoad("dlrm_mlp");
-  SearchSpace space = MustBuild(w);
+  SearchSpace space = MustSpace(w);
   FeatureSpec spec(w, space);
   std::mt19937_64 rng(3);
   Config config = space.Sample(rng);
@@ -140,7 +132,7 @@ TEST(FeatureSpecTest, BufferAndVectorEncodingsAgree) {
 
 TEST(FeatureSpecTest, RuntimeKnobsExcludedByDefault) {
   Workload w = MustLoad("bert_ffn");
-  SearchSpace space = MustBuild(w);
+  SearchSpace space = MustSpace(w);
   FeatureSpec spec(w, space);
   EXPECT_FALSE(HasFeaturePrefix(spec, "knob.batch="));
   EXPECT_FALSE(HasFeaturePrefix(spec, "knob.queue_delay_us="));
@@ -153,7 +145,7 @@ TEST(FeatureSpecTest, RuntimeKnobsExcludedByDefault) {
 
 TEST(FeatureSpecTest, RuntimeKnobsIncludedWhenAsked) {
   Workload w = MustLoad("bert_ffn");
-  SearchSpace space = MustBuild(w);
+  SearchSpace space = MustSpace(w);
   FeatureSpec spec(w, space, /*include_runtime_knobs=*/true);
   EXPECT_EQ(spec.size(), 1u + SlotCount(space, true));
   EXPECT_EQ(spec.size(), 1u + 12u + 4u + 4u + 2u);

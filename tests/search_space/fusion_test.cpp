@@ -7,15 +7,13 @@
 
 #include "common/json_fields.h"
 #include "datasets/catalog.h"
+#include "tests/test_support.h"
 
 namespace crmap {
 namespace {
 
-Workload MustLoad(const std::string& name) {
-  auto workload = LoadWorkload(name);
-  EXPECT_TRUE(workload.ok()) << workload.status().ToString();
-  return std::move(workload).value();
-}
+using testing::MustLoad;
+using testing::MustSpace;
 
 // A one-input graph x [rows, 8] with the given outputs and ops (JSON arrays).
 Workload MustParseOps(const std::string& outputs, const std::string& ops) {

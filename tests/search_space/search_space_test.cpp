@@ -9,9 +9,13 @@
 
 #include "common/json_fields.h"
 #include "datasets/catalog.h"
+#include "tests/test_support.h"
 
 namespace crmap {
 namespace {
+
+using testing::MustLoad;
+using testing::MustSpace;
 
 using Names = std::vector<std::string>;
 
@@ -20,22 +24,10 @@ using Names = std::vector<std::string>;
   return ::testing::AssertionFailure() << "'" << text << "' does not contain '" << part << "'";
 }
 
-Workload MustLoad(const std::string& name) {
-  auto workload = LoadWorkload(name);
-  EXPECT_TRUE(workload.ok()) << workload.status().ToString();
-  return std::move(workload).value();
-}
-
 Workload MustParse(const std::string& text) {
   auto workload = ParseWorkload(text, "test");
   EXPECT_TRUE(workload.ok()) << workload.status().ToString();
   return std::move(workload).value();
-}
-
-SearchSpace MustBuild(const Workload& workload, int max_threads = 2) {
-  auto space = SearchSpace::Build(workload, SpaceOptions{max_threads});
-  EXPECT_TRUE(space.ok()) << space.status().ToString();
-  return std::move(space).value();
 }
 
 Config MustParseConfig(const SearchSpace& space, const std::string& text) {
@@ -72,7 +64,7 @@ const char* kEltwiseOnly = R"({"format": "crmap.workload/1", "name": "elt",
 
 TEST(SearchSpaceTest, BertFfnKnobs) {
   Workload w = MustLoad("bert_ffn");
-  SearchSpace space = MustBuild(w);
+  SearchSpace space = MustSpace(w);
   EXPECT_EQ(space.workload_name(), "bert_ffn");
   EXPECT_EQ(KnobNames(space),
             (Names{"fuse.fc1", "fuse.fc2", "weights", "precision", "threads", "batch", "queue_delay_us", "placement"}));
@@ -95,7 +87,7 @@ TEST(SearchSpaceTest, BertFfnKnobs) {
 
 TEST(SearchSpaceTest, LayoutKnobOnlyForImageWorkloads) {
   for (const char* name : {"resnet_bottleneck", "resnet_stem"}) {
-    SearchSpace space = MustBuild(MustLoad(name));
+    SearchSpace space = MustSpace(MustLoad(name));
     int layout = space.FindKnob("layout");
     ASSERT_GE(layout, 0) << name;
     EXPECT_EQ(space.knobs()[layout].values, (Names{"plain", "nhwc", "blocked", "any"}));
@@ -103,29 +95,29 @@ TEST(SearchSpaceTest, LayoutKnobOnlyForImageWorkloads) {
     EXPECT_EQ(space.FindKnobOfKind(KnobKind::kLayout), layout);
   }
   for (const char* name : {"bert_ffn", "bert_attention", "dlrm_mlp"})
-    EXPECT_EQ(MustBuild(MustLoad(name)).FindKnobOfKind(KnobKind::kLayout), -1) << name;
+    EXPECT_EQ(MustSpace(MustLoad(name)).FindKnobOfKind(KnobKind::kLayout), -1) << name;
 }
 
 TEST(SearchSpaceTest, FusionKnobsOnlyForOpsWithAChain) {
-  SearchSpace space = MustBuild(MustLoad("bert_attention"));
+  SearchSpace space = MustSpace(MustLoad("bert_attention"));
   EXPECT_GE(space.FindKnob("fuse.qkv"), 0);
   EXPECT_GE(space.FindKnob("fuse.scores"), 0);
   EXPECT_GE(space.FindKnob("fuse.proj"), 0);
   EXPECT_EQ(space.FindKnob("fuse.context"), -1) << "context feeds merge_heads: nothing to fuse";
-  SearchSpace resnet = MustBuild(MustLoad("resnet_bottleneck"));
+  SearchSpace resnet = MustSpace(MustLoad("resnet_bottleneck"));
   EXPECT_EQ(resnet.knobs()[resnet.FindKnob("fuse.conv3")].values, (Names{"none", "bias", "bias+add", "bias+add+relu"}));
 }
 
 TEST(SearchSpaceTest, WeightsKnobAbsentWhenOnlyMatmuls) {
-  SearchSpace mm = MustBuild(MustParse(kMatmulOnly));
+  SearchSpace mm = MustSpace(MustParse(kMatmulOnly));
   EXPECT_EQ(mm.FindKnob("weights"), -1);
   EXPECT_GE(mm.FindKnob("precision"), 0);
   EXPECT_EQ(KnobNames(mm), (Names{"precision", "threads", "batch", "queue_delay_us", "placement"}));
 
-  SearchSpace elt = MustBuild(MustParse(kEltwiseOnly));
+  SearchSpace elt = MustSpace(MustParse(kEltwiseOnly));
   EXPECT_EQ(KnobNames(elt), (Names{"threads", "batch", "queue_delay_us", "placement"}));
 
-  EXPECT_GE(MustBuild(MustLoad("bert_attention")).FindKnob("weights"), 0) << "it has linear ops besides matmuls";
+  EXPECT_GE(MustSpace(MustLoad("bert_attention")).FindKnob("weights"), 0) << "it has linear ops besides matmuls";
 }
 
 TEST(SearchSpaceTest, ThreadDomainFromMaxThreads) {
@@ -138,19 +130,19 @@ TEST(SearchSpaceTest, ThreadDomainFromMaxThreads) {
       {1, {"1"}}, {2, {"1", "2"}}, {3, {"1", "2", "3"}}, {6, {"1", "2", "4", "6"}}, {8, {"1", "2", "4", "8"}},
   };
   for (const auto& c : cases) {
-    SearchSpace space = MustBuild(w, c.max_threads);
+    SearchSpace space = MustSpace(w, c.max_threads);
     const Knob& threads = space.knobs()[space.FindKnob("threads")];
     EXPECT_EQ(threads.values, c.values) << c.max_threads;
     EXPECT_EQ(threads.values[threads.default_index], std::to_string(c.max_threads)) << "default: all cores";
   }
   // 0 means the host's cores: some non-empty domain whose default is its largest value.
-  SearchSpace host = MustBuild(w, 0);
+  SearchSpace host = MustSpace(w, 0);
   const Knob& threads = host.knobs()[host.FindKnob("threads")];
   EXPECT_EQ(threads.default_index, static_cast<int>(threads.values.size()) - 1);
 }
 
 TEST(SearchSpaceTest, DefaultConfig) {
-  SearchSpace space = MustBuild(MustLoad("bert_ffn"));
+  SearchSpace space = MustSpace(MustLoad("bert_ffn"));
   Config config = space.Default();
   EXPECT_EQ(space.ToString(config),
             "fuse.fc1=none;fuse.fc2=none;weights=stored;precision=f32;threads=2;batch=1;queue_delay_us=0;"
@@ -164,13 +156,13 @@ TEST(SearchSpaceTest, DefaultConfig) {
   EXPECT_EQ(MustParseConfig(space, "  default "), config);
   EXPECT_TRUE(space.Validate(config).ok());
 
-  SearchSpace resnet = MustBuild(MustLoad("resnet_stem"));
+  SearchSpace resnet = MustSpace(MustLoad("resnet_stem"));
   EXPECT_EQ(resnet.ValueOf(resnet.Default(), KnobKind::kLayout), "plain");
 }
 
 TEST(SearchSpaceTest, SizesAndConstraints) {
   Workload w = MustLoad("bert_ffn");
-  SearchSpace space = MustBuild(w);
+  SearchSpace space = MustSpace(w);
   EXPECT_EQ(space.Size(KnobScope::kPlan), 3u * 3 * 2 * 2 * 2);
   EXPECT_EQ(space.Size(KnobScope::kRuntime), 4u * 4 * 2);
   EXPECT_EQ(space.TotalSize(), space.Size(KnobScope::kPlan) * space.Size(KnobScope::kRuntime));
@@ -180,7 +172,7 @@ TEST(SearchSpaceTest, SizesAndConstraints) {
 }
 
 TEST(SearchSpaceTest, CanonicalStringAndIdRoundTripForEveryConfig) {
-  SearchSpace space = MustBuild(MustParse(kTinyWorkload), 1);
+  SearchSpace space = MustSpace(MustParse(kTinyWorkload), 1);
   // fuse.fc (3) x weights (2) x precision (2) x threads (1) x batch (4) x queue delay (4) x placement (2)
   ASSERT_EQ(space.TotalSize(), 384u);
   std::set<std::string> texts;
@@ -199,7 +191,7 @@ TEST(SearchSpaceTest, CanonicalStringAndIdRoundTripForEveryConfig) {
 }
 
 TEST(SearchSpaceTest, IdRoundTripOnALargeSpace) {
-  SearchSpace space = MustBuild(MustLoad("bert_attention"));
+  SearchSpace space = MustSpace(MustLoad("bert_attention"));
   std::mt19937_64 rng(7);
   for (int i = 0; i < 200; ++i) {
     std::uniform_int_distribution<uint64_t> pick(0, space.TotalSize() - 1);
@@ -212,7 +204,7 @@ TEST(SearchSpaceTest, IdRoundTripOnALargeSpace) {
 }
 
 TEST(SearchSpaceTest, FromIdOutOfRange) {
-  SearchSpace space = MustBuild(MustParse(kTinyWorkload), 1);
+  SearchSpace space = MustSpace(MustParse(kTinyWorkload), 1);
   EXPECT_TRUE(space.FromId(space.TotalSize() - 1).ok());
   for (uint64_t id : {space.TotalSize(), space.TotalSize() + 1, ~uint64_t{0}}) {
     auto config = space.FromId(id);
@@ -224,7 +216,7 @@ TEST(SearchSpaceTest, FromIdOutOfRange) {
 }
 
 TEST(SearchSpaceTest, ParsePartialStringsTakeDefaultsForTheRest) {
-  SearchSpace space = MustBuild(MustLoad("bert_ffn"));
+  SearchSpace space = MustSpace(MustLoad("bert_ffn"));
   Config config = MustParseConfig(space, "precision=bf16");
   EXPECT_EQ(space.ToString(config),
             "fuse.fc1=none;fuse.fc2=none;weights=stored;precision=bf16;threads=2;batch=1;queue_delay_us=0;"
@@ -239,7 +231,7 @@ TEST(SearchSpaceTest, ParsePartialStringsTakeDefaultsForTheRest) {
 }
 
 TEST(SearchSpaceTest, ParseJsonObjects) {
-  SearchSpace space = MustBuild(MustLoad("bert_ffn"));
+  SearchSpace space = MustSpace(MustLoad("bert_ffn"));
   Config config = MustParseConfig(space, R"({"precision": "bf16", "threads": 1, "batch": 16})");
   EXPECT_EQ(config, MustParseConfig(space, "precision=bf16;threads=1;batch=16"));
   EXPECT_EQ(MustParseConfig(space, "{}"), space.Default());
@@ -255,7 +247,7 @@ TEST(SearchSpaceTest, ParseJsonObjects) {
 }
 
 TEST(SearchSpaceTest, ParseUnknownKnobListsTheKnobs) {
-  SearchSpace space = MustBuild(MustLoad("bert_ffn"));
+  SearchSpace space = MustSpace(MustLoad("bert_ffn"));
   for (const char* text : {"nope=1", R"({"nope": 1})"}) {
     auto config = space.Parse(text);
     ASSERT_FALSE(config.ok()) << text;
@@ -268,7 +260,7 @@ TEST(SearchSpaceTest, ParseUnknownKnobListsTheKnobs) {
 }
 
 TEST(SearchSpaceTest, ParseUnknownValueListsTheAllowedValues) {
-  SearchSpace space = MustBuild(MustLoad("bert_ffn"));
+  SearchSpace space = MustSpace(MustLoad("bert_ffn"));
   auto config = space.Parse("precision=f16");
   ASSERT_FALSE(config.ok());
   EXPECT_TRUE(Contains(config.status().message(), "knob 'precision' has no value 'f16'"));
@@ -282,7 +274,7 @@ TEST(SearchSpaceTest, ParseUnknownValueListsTheAllowedValues) {
 }
 
 TEST(SearchSpaceTest, ParseOtherErrors) {
-  SearchSpace space = MustBuild(MustLoad("bert_ffn"));
+  SearchSpace space = MustSpace(MustLoad("bert_ffn"));
   auto empty = space.Parse("  ");
   ASSERT_FALSE(empty.ok());
   EXPECT_TRUE(Contains(empty.status().message(), "empty"));
@@ -295,7 +287,7 @@ TEST(SearchSpaceTest, ParseOtherErrors) {
 }
 
 TEST(SearchSpaceTest, ValidateRejectsMalformedConfigs) {
-  SearchSpace space = MustBuild(MustLoad("bert_ffn"));
+  SearchSpace space = MustSpace(MustLoad("bert_ffn"));
   Config short_config{{0, 0}};
   Status size = space.Validate(short_config);
   ASSERT_FALSE(size.ok());
@@ -310,7 +302,7 @@ TEST(SearchSpaceTest, ValidateRejectsMalformedConfigs) {
 }
 
 TEST(SearchSpaceTest, EnumerateCoversThePlanSpaceOnce) {
-  SearchSpace space = MustBuild(MustLoad("bert_ffn"));
+  SearchSpace space = MustSpace(MustLoad("bert_ffn"));
   std::vector<Config> configs = space.Enumerate(KnobScope::kPlan);
   ASSERT_EQ(configs.size(), space.Size(KnobScope::kPlan));
   std::set<Config> distinct(configs.begin(), configs.end());
@@ -325,7 +317,7 @@ TEST(SearchSpaceTest, EnumerateCoversThePlanSpaceOnce) {
 }
 
 TEST(SearchSpaceTest, EnumerateRuntimeHoldsPlanKnobsAtDefaults) {
-  SearchSpace space = MustBuild(MustLoad("bert_ffn"));
+  SearchSpace space = MustSpace(MustLoad("bert_ffn"));
   std::vector<Config> configs = space.Enumerate(KnobScope::kRuntime);
   ASSERT_EQ(configs.size(), space.Size(KnobScope::kRuntime));
   std::set<Config> distinct(configs.begin(), configs.end());
@@ -335,7 +327,7 @@ TEST(SearchSpaceTest, EnumerateRuntimeHoldsPlanKnobsAtDefaults) {
 }
 
 TEST(SearchSpaceTest, NthConfigMatchesEnumerate) {
-  SearchSpace space = MustBuild(MustLoad("resnet_bottleneck"));
+  SearchSpace space = MustSpace(MustLoad("resnet_bottleneck"));
   for (KnobScope scope : {KnobScope::kPlan, KnobScope::kRuntime}) {
     std::vector<Config> configs = space.Enumerate(scope);
     for (uint64_t i = 0; i < configs.size(); ++i) ASSERT_EQ(space.NthConfig(i, scope), configs[i]) << i;
@@ -343,7 +335,7 @@ TEST(SearchSpaceTest, NthConfigMatchesEnumerate) {
 }
 
 TEST(SearchSpaceTest, SampleIsDeterministicAndValid) {
-  SearchSpace space = MustBuild(MustLoad("bert_attention"));
+  SearchSpace space = MustSpace(MustLoad("bert_attention"));
   std::mt19937_64 a(123);
   std::mt19937_64 b(123);
   std::mt19937_64 c(124);
@@ -369,7 +361,7 @@ TEST(SearchSpaceTest, SampleIsDeterministicAndValid) {
 }
 
 TEST(SearchSpaceTest, NeighboursDifferInExactlyOneKnob) {
-  SearchSpace space = MustBuild(MustLoad("resnet_bottleneck"));
+  SearchSpace space = MustSpace(MustLoad("resnet_bottleneck"));
   for (const Config& start : {space.Default(), MustParseConfig(space, "layout=blocked;precision=bf16;threads=1")}) {
     for (KnobScope scope : {KnobScope::kPlan, KnobScope::kRuntime}) {
       size_t expected = 0;
@@ -395,21 +387,21 @@ TEST(SearchSpaceTest, NeighboursDifferInExactlyOneKnob) {
 
 TEST(SearchSpaceTest, FingerprintStableAndSensitive) {
   Workload ffn = MustLoad("bert_ffn");
-  const std::string base = MustBuild(ffn, 2).fingerprint();
+  const std::string base = MustSpace(ffn, 2).fingerprint();
   EXPECT_EQ(base.size(), 16u);
-  EXPECT_EQ(MustBuild(MustLoad("bert_ffn"), 2).fingerprint(), base);
-  EXPECT_NE(MustBuild(ffn, 4).fingerprint(), base) << "thread domain changed";
-  EXPECT_NE(MustBuild(MustLoad("dlrm_mlp"), 2).fingerprint(), base) << "another workload";
+  EXPECT_EQ(MustSpace(MustLoad("bert_ffn"), 2).fingerprint(), base);
+  EXPECT_NE(MustSpace(ffn, 4).fingerprint(), base) << "thread domain changed";
+  EXPECT_NE(MustSpace(MustLoad("dlrm_mlp"), 2).fingerprint(), base) << "another workload";
 
   // The same graph with one attribute changed.
   Json json = Json::parse(kTinyWorkload);
-  const std::string tiny = MustBuild(MustParse(json.dump()), 2).fingerprint();
+  const std::string tiny = MustSpace(MustParse(json.dump()), 2).fingerprint();
   json["ops"][0]["out_features"] = 16;
-  EXPECT_NE(MustBuild(MustParse(json.dump()), 2).fingerprint(), tiny);
+  EXPECT_NE(MustSpace(MustParse(json.dump()), 2).fingerprint(), tiny);
 }
 
 TEST(SearchSpaceTest, PlanKeyIgnoresRuntimeKnobs) {
-  SearchSpace space = MustBuild(MustLoad("bert_ffn"));
+  SearchSpace space = MustSpace(MustLoad("bert_ffn"));
   Config base = MustParseConfig(space, "weights=packed");
   Config runtime = MustParseConfig(space, "weights=packed;batch=16;queue_delay_us=200;placement=per_core");
   EXPECT_NE(base, runtime);

@@ -7,27 +7,14 @@
 
 #include "backend/host.h"
 #include "datasets/catalog.h"
+#include "tests/test_support.h"
 
 namespace crmap {
 namespace {
 
-Workload MustLoad(const std::string& name) {
-  auto workload = LoadWorkload(name);
-  EXPECT_TRUE(workload.ok()) << workload.status().ToString();
-  return std::move(workload).value();
-}
-
-SearchSpace MustBuild(const Workload& workload) {
-  auto space = SearchSpace::Build(workload, SpaceOptions{2});
-  EXPECT_TRUE(space.ok()) << space.status().ToString();
-  return std::move(space).value();
-}
-
-Config MustParseConfig(const SearchSpace& space, const std::string& text) {
-  auto config = space.Parse(text);
-  EXPECT_TRUE(config.ok()) << config.status().ToString();
-  return config.ok() ? *config : space.Default();
-}
+using testing::MustLoad;
+using testing::MustConfig;
+using testing::MustSpace;
 
 // A measured candidate with recognisable numbers in every field.
 CandidateResult MeasuredResult(const SearchSpace& space, const Config& config) {
@@ -38,6 +25,7 @@ CandidateResult MeasuredResult(const SearchSpace& space, const Config& config) {
   r.latency = {10.0, 12.0, 14.0, 15.0, 19.0, 12.5, 0.1, 30};
   r.ratio_to_anchor = {0.8, 0.7, 0.9, 30};
   r.anchor_label = "default";
+  r.validated = true;
   r.max_error = 3e-5;
   r.plan.peak_bytes = 123456;
   r.plan.weight_bytes = 100000;
@@ -50,14 +38,14 @@ CandidateResult MeasuredResult(const SearchSpace& space, const Config& config) {
 
 class MeasurementRecordTest : public ::testing::Test {
  protected:
-  MeasurementRecordTest() : workload_(MustLoad("bert_ffn")), space_(MustBuild(workload_)) {}
+  MeasurementRecordTest() : workload_(MustLoad("bert_ffn")), space_(MustSpace(workload_)) {}
   Workload workload_;
   SearchSpace space_;
   const Dims dims_ = {{"tokens", 128}};
 };
 
 TEST_F(MeasurementRecordTest, HasEveryDesignedField) {
-  Config config = MustParseConfig(space_, "weights=packed;threads=1");
+  Config config = MustConfig(space_, "weights=packed;threads=1");
   RecordContext context{"random", "campaign-7", 99};
   Json record = MeasurementRecordJson(workload_, space_, dims_, MeasuredResult(space_, config), context);
 
@@ -116,7 +104,7 @@ TEST_F(MeasurementRecordTest, HasEveryDesignedField) {
 }
 
 TEST_F(MeasurementRecordTest, ConfigIdRoundTripsThroughTheSpace) {
-  Config config = MustParseConfig(space_, "fuse.fc1=bias+gelu_erf;precision=bf16;batch=16");
+  Config config = MustConfig(space_, "fuse.fc1=bias+gelu_erf;precision=bf16;batch=16");
   Json record = MeasurementRecordJson(workload_, space_, dims_, MeasuredResult(space_, config), RecordContext{});
   auto back = space_.FromId(record["config_id"].get<uint64_t>());
   ASSERT_TRUE(back.ok());
@@ -185,14 +173,27 @@ TEST_F(MeasurementRecordTest, BaselineRowsAreMarkedAndHaveNoConfigId) {
   EXPECT_EQ(record["workload_fingerprint"], workload_.fingerprint());
 }
 
+TEST_F(MeasurementRecordTest, UnvalidatedResultsCarryNoErrorAndSayWhy) {
+  CandidateResult r = MeasuredResult(space_, space_.Default());
+  r.validated = false;
+  RecordContext context;
+  context.data_seed = 42;
+  Json record = MeasurementRecordJson(workload_, space_, dims_, r, context);
+  EXPECT_EQ(record["validated"], false);
+  EXPECT_FALSE(record.contains("max_error"));  // 0 would read as "exact"
+  EXPECT_EQ(record["data_seed"], 42);
+  r.validated = true;
+  EXPECT_EQ(MeasurementRecordJson(workload_, space_, dims_, r, context)["validated"], true);
+}
+
 TEST_F(MeasurementRecordTest, ShortConfigLabel) {
   EXPECT_EQ(ShortConfigLabel(space_, space_.Default()), "default");
   // Listed in knob order, whatever the order they were given in.
-  EXPECT_EQ(ShortConfigLabel(space_, MustParseConfig(space_, "threads=1;weights=packed")), "weights=packed;threads=1");
-  EXPECT_EQ(ShortConfigLabel(space_, MustParseConfig(space_, "batch=16;fuse.fc2=bias+add")),
+  EXPECT_EQ(ShortConfigLabel(space_, MustConfig(space_, "threads=1;weights=packed")), "weights=packed;threads=1");
+  EXPECT_EQ(ShortConfigLabel(space_, MustConfig(space_, "batch=16;fuse.fc2=bias+add")),
             "fuse.fc2=bias+add;batch=16");
   // Naming a knob at its default value does not make it appear.
-  EXPECT_EQ(ShortConfigLabel(space_, MustParseConfig(space_, "precision=f32;threads=2")), "default");
+  EXPECT_EQ(ShortConfigLabel(space_, MustConfig(space_, "precision=f32;threads=2")), "default");
 }
 
 TEST(UtcTimestampTest, Format) {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "datasets/catalog.h"
+#include "tests/test_support.h"
 
 namespace crmap {
 namespace {
@@ -117,7 +118,7 @@ TEST_F(SweepTest, FinalistsAreTheBestScreenedRatios) {
   EXPECT_LE(better, fixture_->options.top - 1);
 }
 
-TEST_F(SweepTest, BestIndexIsTheFastestOkRow) {
+TEST_F(SweepTest, BestIndexHasTheSmallestRatioToTheDefault) {
   const auto& result = fixture_->result;
   ASSERT_GE(result.best_index, 0);
   ASSERT_LT(result.best_index, static_cast<int>(result.final.size()));
@@ -127,8 +128,24 @@ TEST_F(SweepTest, BestIndexIsTheFastestOkRow) {
   EXPECT_EQ(best.latency.rounds, fixture_->options.rounds);
   for (const auto& r : result.final) {
     if (r.is_baseline || r.status != CandidateStatus::kOk) continue;
-    EXPECT_LE(best.latency.median_us, r.latency.median_us) << r.label;
+    EXPECT_LE(best.ratio_to_anchor.median, r.ratio_to_anchor.median) << r.label;
   }
+  EXPECT_TRUE(result.status.ok()) << result.status.ToString();
+}
+
+TEST(SweepFailureTest, DefaultOverTheMemoryBudgetStopsTheSweepWithAReason) {
+  Workload workload = testing::MustLoad("dlrm_mlp");
+  SearchSpace space = testing::MustSpace(workload, 1);
+  MeasurementSession session(workload, space, {{"batch", 2}});
+  SweepOptions options;
+  options.compile.memory_budget_bytes = 1000;
+  options.screen_rounds = 1;
+  options.rounds = 1;
+  SweepResult result = SweepPlanSpace(session, space, options);
+  EXPECT_EQ(result.status.code(), StatusCode::kResourceExhausted);
+  EXPECT_NE(result.status.message().find("default config"), std::string::npos);
+  EXPECT_EQ(result.best_index, -1);
+  EXPECT_TRUE(result.final.empty());
 }
 
 TEST_F(SweepTest, ProgressIsReported) {

@@ -40,7 +40,7 @@ bool ParseOptions(cxxopts::Options& options, int argc, char** argv, cxxopts::Par
     return false;
   }
   if (result->count("help")) {
-    std::printf("%s", options.help({"", "help"}).c_str());
+    std::printf("%s", options.help().c_str());
     *exit_code = kExitOk;
     return false;
   }

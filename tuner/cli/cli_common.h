@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -52,6 +53,10 @@ class ProgressLine {
   ~ProgressLine();
   void Update(const std::string& stage, int done, int total);
   void Finish();
+  // A progress callback (as SessionOptions and SweepOptions take) that updates this line.
+  std::function<void(const std::string&, int, int)> Callback() {
+    return [this](const std::string& stage, int done, int total) { Update(stage, done, total); };
+  }
 
  private:
   bool enabled_;

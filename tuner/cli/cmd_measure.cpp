@@ -41,10 +41,8 @@ int RunMeasure(int argc, char** argv) {
   auto session_options = ReadMeasureOptions(args);
   if (!session_options.ok()) return Fail(session_options.status());
 
-  ProgressLine progress(!args.count("json") || args.count("out"));
-  session_options->on_progress = [&](const std::string& stage, int done, int total) {
-    progress.Update(stage, done, total);
-  };
+  ProgressLine progress(WantsProgress(args));
+  session_options->on_progress = progress.Callback();
   MeasurementSession session(target->workload, target->space, target->dims);
   std::vector<CandidateResult> results = session.Compare({*config}, *session_options);
   progress.Finish();
@@ -52,9 +50,10 @@ int RunMeasure(int argc, char** argv) {
   Status over = OverBudgetStatus(results);
   if (!over.ok()) return Fail(over);
 
-  Json json = MeasurementRecordJson(target->workload, target->space, target->dims, result, RecordContext{});
-  if (args.count("out") && result.status == CandidateStatus::kOk) {
-    Status written = WriteFileAtomically(args["out"].as<std::string>(), json.dump(2) + "\n");
+  Json json = MeasurementRecordJson(target->workload, target->space, target->dims, result,
+                                    CliRecordContext(*session_options));
+  if (result.status == CandidateStatus::kOk) {
+    Status written = WriteOutOption(args, json);
     if (!written.ok()) return Fail(written);
   }
   if (args.count("json")) {
@@ -96,28 +95,22 @@ int RunCompare(int argc, char** argv) {
   if (configs.empty()) return Fail(Status::InvalidArgument("give at least one --config (the first is the anchor)"));
   auto session_options = ReadMeasureOptions(args);
   if (!session_options.ok()) return Fail(session_options.status());
-  if (args.count("baseline")) {
-    std::string baseline = args["baseline"].as<std::string>();
-    if (baseline != "libtorch")
-      return Fail(Status::InvalidArgument("unknown baseline '" + baseline + "'; allowed: libtorch"));
-    session_options->baseline_libtorch = true;
-  }
+  auto baseline = ReadBaselineOption(args);
+  if (!baseline.ok()) return Fail(baseline.status());
+  session_options->baseline_libtorch = *baseline;
+  session_options->stop_on_over_memory = true;  // a config over the budget is bad input: measure nothing
 
-  ProgressLine progress(!args.count("json") || args.count("out"));
-  session_options->on_progress = [&](const std::string& stage, int done, int total) {
-    progress.Update(stage, done, total);
-  };
+  ProgressLine progress(WantsProgress(args));
+  session_options->on_progress = progress.Callback();
   MeasurementSession session(target->workload, target->space, target->dims);
   std::vector<CandidateResult> results = session.Compare(configs, *session_options);
   progress.Finish();
   Status over = OverBudgetStatus(results);
   if (!over.ok()) return Fail(over);
 
-  Json json = ResultsJson(target->workload, target->space, target->dims, results, RecordContext{});
-  if (args.count("out")) {
-    Status written = WriteFileAtomically(args["out"].as<std::string>(), json.dump(2) + "\n");
-    if (!written.ok()) return Fail(written);
-  }
+  Json json = ResultsJson(target->workload, target->space, target->dims, results, CliRecordContext(*session_options));
+  Status written = WriteOutOption(args, json);
+  if (!written.ok()) return Fail(written);
   if (args.count("json")) {
     std::printf("%s\n", json.dump(2).c_str());
   } else {

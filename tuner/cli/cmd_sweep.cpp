@@ -39,26 +39,24 @@ int RunSweep(int argc, char** argv) {
   sweep_options.warmup = measure->measure.warmup;
   sweep_options.timeout_ms = measure->measure.timeout_ms;
   sweep_options.compile = measure->compile;
+  sweep_options.validate = measure->validate;
   if (sweep_options.screen_rounds < 1 || sweep_options.chunk < 2 || sweep_options.top < 1)
     return Fail(Status::InvalidArgument("need --screen-rounds >= 1, --chunk >= 2 and --top >= 1"));
-  if (args.count("baseline")) {
-    if (args["baseline"].as<std::string>() != "libtorch")
-      return Fail(Status::InvalidArgument("unknown baseline '" + args["baseline"].as<std::string>() +
-                                          "'; allowed: libtorch"));
-    sweep_options.baseline_libtorch = true;
-  }
-  ProgressLine progress(!args.count("json") || args.count("out"));
-  sweep_options.on_progress = [&](const std::string& stage, int done, int total) {
-    progress.Update(stage, done, total);
-  };
+  auto baseline = ReadBaselineOption(args);
+  if (!baseline.ok()) return Fail(baseline.status());
+  sweep_options.baseline_libtorch = *baseline;
+  ProgressLine progress(WantsProgress(args));
+  sweep_options.on_progress = progress.Callback();
 
   MeasurementSession session(target->workload, target->space, target->dims);
   SweepResult sweep = SweepPlanSpace(session, target->space, sweep_options);
   progress.Finish();
+  if (!sweep.status.ok()) return Fail(sweep.status);
 
   std::map<std::string, int> by_status;
   for (const auto& r : sweep.screened) ++by_status[CandidateStatusName(r.status)];
-  Json json = ResultsJson(target->workload, target->space, target->dims, sweep.final, RecordContext{"sweep", "", 0});
+  Json json = ResultsJson(target->workload, target->space, target->dims, sweep.final,
+                          CliRecordContext(*measure, "sweep"));
   json["screened"] = Json::array();
   for (const auto& r : sweep.screened) {
     Json row = {{"config", r.label}, {"status", CandidateStatusName(r.status)}};
@@ -69,10 +67,8 @@ int RunSweep(int argc, char** argv) {
   json["screened_by_status"] = Json(by_status);
   json["best"] = sweep.best_index >= 0 ? Json(sweep.final[sweep.best_index].label) : Json();
 
-  if (args.count("out")) {
-    Status written = WriteFileAtomically(args["out"].as<std::string>(), json.dump(2) + "\n");
-    if (!written.ok()) return Fail(written);
-  }
+  Status written = WriteOutOption(args, json);
+  if (!written.ok()) return Fail(written);
   if (args.count("json")) {
     std::printf("%s\n", json.dump(2).c_str());
     return sweep.best_index >= 0 ? kExitOk : kExitNotMeasurable;

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "tuner/cli/cli_common.h"
+
 namespace crmap::cli {
 
 void AddMeasureOptions(cxxopts::Options& options, int default_rounds) {
@@ -26,7 +28,8 @@ Result<SessionOptions> ReadMeasureOptions(const cxxopts::ParseResult& args) {
     return Status::InvalidArgument("--rounds must be in [1, 100000]");
   if (options.measure.warmup < 0 || options.measure.warmup > 10000)
     return Status::InvalidArgument("--warmup must be in [0, 10000]");
-  if (!(options.measure.timeout_ms > 0)) return Status::InvalidArgument("--timeout-ms must be > 0");
+  if (!(options.measure.timeout_ms > 0 && options.measure.timeout_ms <= 1e9))
+    return Status::InvalidArgument("--timeout-ms must be in (0, 1e9]");
   if (args.count("memory-budget")) {
     options.compile.memory_budget_bytes = args["memory-budget"].as<int64_t>();
     if (options.compile.memory_budget_bytes < 1) return Status::InvalidArgument("--memory-budget must be >= 1 byte");
@@ -36,5 +39,26 @@ Result<SessionOptions> ReadMeasureOptions(const cxxopts::ParseResult& args) {
   options.validate = args.count("no-validate") == 0;
   return options;
 }
+
+RecordContext CliRecordContext(const SessionOptions& options, const std::string& agent) {
+  RecordContext context;
+  context.agent = agent;
+  context.data_seed = options.compile.data_seed;
+  return context;
+}
+
+Result<bool> ReadBaselineOption(const cxxopts::ParseResult& args) {
+  if (!args.count("baseline")) return false;
+  std::string baseline = args["baseline"].as<std::string>();
+  if (baseline != "libtorch") return Status::InvalidArgument("unknown baseline '" + baseline + "'; allowed: libtorch");
+  return true;
+}
+
+Status WriteOutOption(const cxxopts::ParseResult& args, const Json& json) {
+  if (!args.count("out")) return Status::Ok();
+  return WriteFileAtomically(args["out"].as<std::string>(), json.dump(2) + "\n");
+}
+
+bool WantsProgress(const cxxopts::ParseResult& args) { return !args.count("json") || args.count("out"); }
 
 }  // namespace crmap::cli

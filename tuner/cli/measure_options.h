@@ -4,12 +4,22 @@
 #include <cxxopts.hpp>
 
 #include "backend/session.h"
+#include "common/json_fields.h"
 #include "common/status.h"
+#include "tuner/measurement_record.h"
 
 namespace crmap::cli {
 
 void AddMeasureOptions(cxxopts::Options& options, int default_rounds);
 // InvalidArgument names a flag outside its allowed range.
 Result<SessionOptions> ReadMeasureOptions(const cxxopts::ParseResult& args);
+// The record context of a CLI run: agent `agent`, the input data seed of `options`.
+RecordContext CliRecordContext(const SessionOptions& options, const std::string& agent = "manual");
+// --baseline: true for "libtorch", false when absent; InvalidArgument naming what is allowed otherwise.
+Result<bool> ReadBaselineOption(const cxxopts::ParseResult& args);
+// Writes `json` to the --out file, if one was given (atomically).
+Status WriteOutOption(const cxxopts::ParseResult& args, const Json& json);
+// Progress on stderr, except with --json and no --out (stdout is then the machine-read result).
+bool WantsProgress(const cxxopts::ParseResult& args);
 
 }  // namespace crmap::cli

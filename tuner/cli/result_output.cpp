@@ -30,7 +30,8 @@ std::string RenderComparison(const SearchSpace& space, const std::vector<Candida
       const RatioStats& q = r.ratio_to_anchor;
       std::string speedup = q.rounds > 0 ? Format("%.2fx [%.2f-%.2f]", 1 / q.median, 1 / q.p90, 1 / q.p10) : "-";
       row.insert(row.end(), {Format("%.1f", r.latency.median_us), Format("%.1f", r.latency.p95_us),
-                             Format("%.1f", r.latency.p99_us), speedup, Format("%.1e", r.max_error),
+                             Format("%.1f", r.latency.p99_us), speedup,
+                             r.validated || r.is_baseline ? Format("%.1e", r.max_error) : "-",
                              r.is_baseline ? "-" : HumanBytes(r.plan.peak_bytes)});
     } else {
       notes += Format("  #%zu %s: %s\n", i, CandidateStatusName(r.status), r.message.c_str());
@@ -40,6 +41,8 @@ std::string RenderComparison(const SearchSpace& space, const std::vector<Candida
   std::string out = table.Render();
   if (!results.empty() && !results[0].anchor_label.empty())
     out += "speedup = anchor latency / candidate latency, per interleaved round (median, p10-p90 band); anchor: #0\n";
+  else if (!results.empty())
+    out += "no speedups: the anchor (#0) was not measured\n";
   if (!notes.empty()) out += "not measured:\n" + notes;
   return out;
 }
@@ -56,7 +59,8 @@ std::string RenderMeasurement(const SearchSpace& space, const CandidateResult& r
   if (r.plan.peak_bytes > 0) {
     out += Format("memory   peak %s (weights %s)\n", HumanBytes(r.plan.peak_bytes).c_str(),
                   HumanBytes(r.plan.weight_bytes).c_str());
-    out += Format("accuracy max abs error %.2e vs LibTorch f32\n", r.max_error);
+    out += r.validated ? Format("accuracy max abs error %.2e vs LibTorch f32\n", r.max_error)
+                       : std::string("accuracy not validated (--no-validate)\n");
     out += Format("plan     compile %.2f ms, weight packing %.2f ms (outside timing), %d activation reorder(s) per call\n",
                   r.plan.compile_ms, r.plan.pack_ms, r.plan.reorders);
     TextTable kernels({"step", "primitive", "kernel", "tensors"});

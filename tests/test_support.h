@@ -1,4 +1,4 @@
-// Shared fixtures for backend tests: built-in workloads and spaces, and a one-op workload builder.
+// Shared test helpers: load built-in workloads, build spaces and parse configs, failing the test on error.
 #pragma once
 
 #include <string>
