@@ -51,6 +51,23 @@ for row in rows:
         baseline_us.get((row["workload"], row["dims"]), float("nan")), row["max_error"], " ".join(row["kernels"])))
 open(os.path.join(out, "table.md"), "w").write("\n".join(lines) + "\n")
 
+# Compact view: per workload and change, the range of speedups over the measured shapes.
+ranges = {}
+for row in rows:
+    if row["change"] == "default":
+        continue
+    entry = ranges.setdefault((row["workload"], row["change"]), {"speedups": [], "statuses": set(), "shapes": []})
+    entry["statuses"].add(row["status"])
+    if row["status"] == "ok":
+        entry["speedups"].append(row["speedup"])
+        entry["shapes"].append(row["dims"])
+compact = ["| workload | change vs default | speedup over the 3 shapes (min-max of medians) | status |", "|---|---|---|---|"]
+for (workload, change), entry in sorted(ranges.items()):
+    sp = entry["speedups"]
+    text = f"{min(sp):.2f}-{max(sp):.2f}x" if sp else "-"
+    compact.append(f"| {workload} | {change} | {text} | {', '.join(sorted(entry['statuses']))} |")
+open(os.path.join(out, "compact.md"), "w").write("\n".join(compact) + "\n")
+
 try:
     import matplotlib
     matplotlib.use("Agg")
@@ -76,4 +93,4 @@ if groups:
         ax.set_title(f"{workload} {dims}: speedup over default (median, p10-p90)", fontsize=8)
     fig.tight_layout()
     fig.savefig(os.path.join(out, "knob_effects.png"), dpi=110)
-print(f"wrote {out}/summary.json, table.md, knob_effects.png")
+print(f"wrote {out}/summary.json, table.md, compact.md, knob_effects.png")

@@ -1,5 +1,6 @@
 """Prints the configs of the knob-effects experiment, one per line: default, every single plan-knob change,
-all fusion knobs at their deepest value, and that plus pre-packed weights (and the best-known layouts)."""
+each activation layout with packed weights, all fusion knobs at their deepest value, and that plus pre-packed
+weights (and the layouts)."""
 import json
 import sys
 
@@ -12,6 +13,11 @@ for knob in plan:
             print(f"{knob['name']}={value}")
 fuse = [f"{k['name']}={k['values'][-1]}" for k in plan if k["kind"] == "fusion"]
 names = {k["name"] for k in plan}
+# Channels-last and blocked activations need packed weights for a jit kernel (stored oihw weights only have
+# oneDNN's reference kernel with them): measure each layout with packed weights as well.
+if "layout" in names and "weights" in names:
+    for layout in ("nhwc", "blocked", "any"):
+        print(f"layout={layout};weights=packed")
 if fuse:
     print(";".join(fuse))
 if fuse and "weights" in names:
