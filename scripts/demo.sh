@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
-# Builds crmap and runs the main job. For now: the knob-effects measurement of the BERT FFN block (every knob
-# value against the default config, interleaved, at three shapes), written to experiments/knob_effects/out.
+# Builds crmap and runs the main job: the built-in default tuning campaign (four workloads, four agents, about a
+# minute on 2 cores), stored in a fresh tuning database, then summarised with `crmap db best`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
-bash experiments/knob_effects/run.sh --workloads bert_ffn --out experiments/knob_effects/out/demo
+mkdir -p out
+db=out/demo-campaign.jsonl
+rm -f "$db"
+build/crmap campaign --db "$db"
+echo
+build/crmap db best --db "$db"

@@ -8,5 +8,8 @@ int RunSpace(int argc, char** argv);
 int RunMeasure(int argc, char** argv);
 int RunCompare(int argc, char** argv);
 int RunSweep(int argc, char** argv);
+int RunTune(int argc, char** argv);
+int RunCampaign(int argc, char** argv);
+int RunDb(int argc, char** argv);
 
 }  // namespace crmap::cli

@@ -27,6 +27,10 @@ const Command kCommands[] = {
     {"compare", "measure several configs side by side (interleaved rounds), optionally with LibTorch",
      crmap::cli::RunCompare},
     {"sweep", "measure the whole plan space at one shape and confirm the best plans", crmap::cli::RunSweep},
+    {"tune", "run a tuning campaign: an agent spends a measurement budget over a shape distribution",
+     crmap::cli::RunTune},
+    {"campaign", "run a whole campaign from a spec file (or the built-in default spec)", crmap::cli::RunCampaign},
+    {"db", "inspect a tuning database: stats, best, csv", crmap::cli::RunDb},
 };
 
 void PrintUsage() {

@@ -1,0 +1,75 @@
+#include "agents/agent.h"
+
+#include "agents/bandit_agent.h"
+#include "agents/evolution_agent.h"
+#include "agents/grid_agent.h"
+#include "agents/model_agent.h"
+#include "agents/random_agent.h"
+#include "agents/rl_agent.h"
+#include "common/json_fields.h"
+
+namespace crmap {
+
+void SearchHistory::Record(const Candidate& candidate, const Evaluation& evaluation) {
+  MarkSeen(candidate);
+  ++measured_;
+  if (!evaluation.ok()) return;
+  double reward = Reward(evaluation);
+  auto [it, inserted] = best_.try_emplace(DimsToText(candidate.dims), reward, candidate.config);
+  if (!inserted && reward > it->second.first) it->second = {reward, candidate.config};
+}
+
+double SearchHistory::BestReward(const Dims& dims) const {
+  auto it = best_.find(DimsToText(dims));
+  return it == best_.end() ? kFailureReward : it->second.first;
+}
+
+const Config* SearchHistory::BestConfig(const Dims& dims) const {
+  auto it = best_.find(DimsToText(dims));
+  return it == best_.end() ? nullptr : &it->second.second;
+}
+
+std::optional<Config> RandomUnseenConfig(const SearchSpace& space, const SearchHistory& history, const Dims& dims,
+                                         std::mt19937_64& rng) {
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    Config config = space.Sample(rng, KnobScope::kPlan);
+    if (!history.Seen({dims, config})) return config;
+  }
+  const uint64_t size = space.Size(KnobScope::kPlan);
+  const uint64_t start = rng() % size;
+  for (uint64_t i = 0; i < size; ++i) {
+    Config config = space.NthConfig((start + i) % size, KnobScope::kPlan);
+    if (!history.Seen({dims, config})) return config;
+  }
+  return std::nullopt;
+}
+
+size_t LeastMeasuredShape(const std::vector<Dims>& shapes, const std::map<std::string, size_t>& counts) {
+  size_t best = 0;
+  size_t best_count = SIZE_MAX;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    auto it = counts.find(DimsToText(shapes[i]));
+    size_t count = it == counts.end() ? 0 : it->second;
+    if (count < best_count) {
+      best = i;
+      best_count = count;
+    }
+  }
+  return best;
+}
+
+std::vector<std::string> AgentNames() { return {"random", "grid", "evolution", "bandit", "model", "rl"}; }
+
+Result<std::unique_ptr<Agent>> MakeAgent(const std::string& name, const AgentContext& context) {
+  if (!context.space || !context.workload || context.shapes.empty())
+    return Status::InvalidArgument("agent '" + name + "' needs a workload, its space and at least one shape");
+  if (name == "random") return MakeRandomAgent(context);
+  if (name == "grid") return MakeGridAgent(context);
+  if (name == "evolution") return MakeEvolutionAgent(context);
+  if (name == "bandit") return MakeBanditAgent(context);
+  if (name == "model") return MakeModelAgent(context);
+  if (name == "rl") return MakeRlAgent(context);
+  return Status::InvalidArgument("unknown agent '" + name + "'; agents: " + JoinNames(AgentNames()));
+}
+
+}  // namespace crmap

@@ -1,0 +1,81 @@
+// RlAgent ("rl"): a policy-gradient agent whose policy is conditioned on the shape.
+//
+// Policy: PolicyNetwork over the plan knobs, fed the dims features; values that a learned constraint forbids
+// (a knob value that failed kMaskAfter times and never succeeded, e.g. bf16 on a CPU without AVX-512) are
+// masked. Critic: a CostModel predicting the reward log(default latency / latency) of (dims, config); failed
+// candidates get kFailureReward and are remembered (never proposed again).
+// Proposal for a shape: sample candidates from the policy (plus the neighbours of the policy's mode and of the
+// shape's best so far, plus a few random allowed configs), let the critic screen them, propose the one it
+// predicts best (with some random exploration). Learning after each batch: the critic fits every
+// observation; REINFORCE updates the policy on the observed rewards and on critic-scored samples for every
+// campaign shape, with advantages relative to the shape's mean — so one policy learns across all shapes and
+// proposes good configs for shapes it never measured (Recommend).
+// Deterministic for a seed. Not thread-safe.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "agents/agent.h"
+#include "agents/cost_model.h"
+#include "agents/policy_network.h"
+#include "search_space/features.h"
+
+namespace crmap {
+
+struct RlOptions {
+  int warmup = 8;                // random proposals before the networks are trusted
+  double explore = 0.1;          // share of random proposals after warm-up
+  int policy_samples = 32;       // policy samples the critic screens per proposal
+  int random_samples = 64;       // allowed random configs added to that pool
+  int critic_epochs = 80;        // Adam steps of the critic after each batch
+  int policy_steps = 20;         // REINFORCE steps after each batch
+  int imagined_per_shape = 16;   // critic-scored policy samples per shape per step
+  int mask_after = 3;            // failures (with no success) before a knob value is masked
+};
+
+class RlAgent : public Agent {
+ public:
+  RlAgent(const AgentContext& context, RlOptions options = {});
+
+  std::string name() const override { return "rl"; }
+  std::vector<Candidate> Propose(size_t n) override;
+  void Observe(const std::vector<Candidate>& candidates, const std::vector<Evaluation>& evaluations) override;
+
+  // The config the agent would propose first for `dims`, measured or not, seen in training or not.
+  Config Recommend(const Dims& dims) const;
+  // The critic's predicted reward (log speedup over the default) of a candidate.
+  double PredictReward(const Dims& dims, const Config& config) const;
+  // More learning steps on everything observed (critic, then policy).
+  void Train(int rounds);
+  const PolicyNetwork& policy() const { return *policy_; }
+  const FeatureSpec& features() const { return features_; }
+  KnobMask Mask() const;
+
+ private:
+  Config ScreenedPolicyChoice(const Dims& dims, std::mt19937_64& rng, bool skip_seen) const;
+  bool Allowed(const Config& config, const KnobMask& mask) const;
+  Config SampleAllowed(const KnobMask& mask, std::mt19937_64& rng) const;
+  void TrainPolicy();
+
+  AgentContext context_;
+  RlOptions options_;
+  FeatureSpec features_;
+  std::unique_ptr<CostModel> critic_;
+  std::unique_ptr<PolicyNetwork> policy_;
+  SearchHistory history_;
+  mutable std::mt19937_64 rng_;
+  std::map<std::string, size_t> proposed_;  // per shape
+  // Per knob and value: how often a measured config holding it succeeded / failed.
+  std::vector<std::vector<int>> ok_count_, fail_count_;
+  std::vector<PolicySample> recent_;       // observed samples of the last batch (advantage = raw reward)
+  std::vector<std::string> recent_shapes_;  // their shapes
+  std::map<std::string, std::vector<double>> rewards_by_shape_;
+};
+
+std::unique_ptr<Agent> MakeRlAgent(const AgentContext& context);
+
+}  // namespace crmap

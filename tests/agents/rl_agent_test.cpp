@@ -1,0 +1,94 @@
+#include "agents/rl_agent.h"
+
+#include <gtest/gtest.h>
+
+#include "agents/synthetic_evaluator.h"
+#include "tests/agents/agent_test_loop.h"
+#include "tests/test_support.h"
+
+namespace crmap {
+namespace {
+
+using testing::MakeContext;
+using testing::OneDimShapes;
+using testing::RunLoop;
+
+class RlAgentTest : public ::testing::Test {
+ protected:
+  Workload workload_ = testing::MustLoad("dlrm_mlp");
+  SearchSpace space_ = testing::MustSpace(workload_, 2);  // 216 plan configs
+};
+
+// A separable landscape where bf16 always fails: rl reaches the optimum of every shape with under a fifth of
+// the exhaustive measurements, and learns to stop proposing bf16.
+TEST_F(RlAgentTest, FindsTheOptimumAndMasksAValueThatAlwaysFails) {
+  std::vector<Dims> shapes = OneDimShapes("batch", {1, 32, 512});
+  SeparableOptions options;
+  options.seed = 4;
+  options.failing = {{"precision", "bf16"}};
+  options.per_shape = true;
+  SeparableLandscape landscape(space_, options);
+  RlAgent agent(MakeContext(workload_, space_, shapes, 3));
+  const size_t budget = 120;  // 19% of 3 x 216
+  auto result = RunLoop(agent, landscape, budget);
+  EXPECT_EQ(result.duplicates, 0u);
+  EXPECT_EQ(landscape.repeated(), 0u);
+  for (const Dims& dims : shapes)
+    EXPECT_GE(testing::OracleRatio(result, landscape, dims), 0.98) << DimsToText(dims);
+
+  const int precision = space_.FindKnobOfKind(KnobKind::kPrecision);
+  EXPECT_FALSE(agent.Mask()[precision][1]) << "bf16 never succeeded: it should be masked";
+  size_t late_bf16 = 0;
+  const auto& evaluated = landscape.evaluated();
+  for (size_t i = evaluated.size() / 2; i < evaluated.size(); ++i) late_bf16 += evaluated[i].config.values[precision] == 1;
+  EXPECT_LE(late_bf16, evaluated.size() / 8) << "only exploration should still try bf16";
+}
+
+// The optimum flips with the shape (threads=1 below batch 64, threads=2 from 64 on). Trained on some shapes,
+// the one policy recommends the right side of the flip for batch sizes it never measured.
+TEST_F(RlAgentTest, LearnsAFlipWithTheShapeAndTransfersToUnseenShapes) {
+  ShapeFlipOptions options;
+  options.seed = 2;
+  options.knob = "threads";
+  options.small_best = "1";
+  options.large_best = "2";
+  options.threshold = 64;
+  ShapeFlipLandscape landscape(space_, options);
+  ASSERT_GE(landscape.flip_knob(), 0);
+  std::vector<Dims> train = OneDimShapes("batch", {1, 2, 4, 256, 1024, 2048});
+  RlAgent agent(MakeContext(workload_, space_, train, 5));
+  RunLoop(agent, landscape, 144);
+  agent.Train(3);
+
+  for (const Dims& dims : train)
+    EXPECT_EQ(agent.Recommend(dims).values[landscape.flip_knob()], landscape.BestFlipValue(dims)) << DimsToText(dims);
+  for (const Dims& unseen : OneDimShapes("batch", {3, 8, 512, 1536})) {
+    Config pick = agent.Recommend(unseen);
+    EXPECT_EQ(pick.values[landscape.flip_knob()], landscape.BestFlipValue(unseen)) << DimsToText(unseen);
+    EXPECT_GE(landscape.Speedup(unseen, pick) / landscape.OptimumSpeedup(unseen), 0.9) << DimsToText(unseen);
+  }
+}
+
+TEST_F(RlAgentTest, DeterministicForASeed) {
+  std::vector<Dims> shapes = OneDimShapes("batch", {1, 64});
+  SeparableLandscape a(space_, SeparableOptions{}), b(space_, SeparableOptions{});
+  RlAgent first(MakeContext(workload_, space_, shapes, 9)), second(MakeContext(workload_, space_, shapes, 9));
+  RunLoop(first, a, 40);
+  RunLoop(second, b, 40);
+  ASSERT_EQ(a.evaluated().size(), b.evaluated().size());
+  for (size_t i = 0; i < a.evaluated().size(); ++i) EXPECT_EQ(a.evaluated()[i], b.evaluated()[i]) << i;
+}
+
+TEST_F(RlAgentTest, RunsDryWhenEveryConfigWasProposed) {
+  Workload ffn = testing::MustLoad("bert_ffn");
+  SearchSpace small = testing::MustSpace(ffn, 1);  // 36 plan configs
+  SeparableLandscape landscape(small, SeparableOptions{});
+  RlAgent agent(MakeContext(ffn, small, {{{"tokens", 8}}}, 1));
+  auto result = RunLoop(agent, landscape, 100);
+  EXPECT_EQ(result.proposed, small.Size(KnobScope::kPlan));
+  EXPECT_TRUE(result.ran_dry);
+  EXPECT_EQ(result.duplicates, 0u);
+}
+
+}  // namespace
+}  // namespace crmap

@@ -1,0 +1,197 @@
+#include "tuner/campaign.h"
+
+#include <atomic>
+
+#include <gtest/gtest.h>
+
+#include "tests/test_support.h"
+
+namespace crmap {
+namespace {
+
+// Proposes the plan configs of each shape in id order, round robin over shapes; optionally repeats itself.
+class ScriptedAgent : public Agent {
+ public:
+  ScriptedAgent(const SearchSpace& space, std::vector<Dims> shapes, bool repeat_first = false)
+      : space_(space), shapes_(std::move(shapes)), repeat_first_(repeat_first) {}
+  std::string name() const override { return "scripted"; }
+  std::vector<Candidate> Propose(size_t n) override {
+    std::vector<Candidate> out;
+    if (repeat_first_) out.push_back({shapes_[0], space_.NthConfig(0)});
+    while (out.size() < n && next_ < space_.Size(KnobScope::kPlan) * shapes_.size()) {
+      out.push_back({shapes_[next_ % shapes_.size()], space_.NthConfig(next_ / shapes_.size())});
+      ++next_;
+    }
+    return out;
+  }
+  void Observe(const std::vector<Candidate>& candidates, const std::vector<Evaluation>&) override {
+    observed += candidates.size();
+  }
+  size_t observed = 0;
+
+ private:
+  const SearchSpace& space_;
+  std::vector<Dims> shapes_;
+  bool repeat_first_;
+  uint64_t next_ = 0;
+};
+
+// Speedup = 1 + config id / 100; every config whose id is a multiple of `fail_every` fails.
+class CountingEvaluator : public Evaluator {
+ public:
+  CountingEvaluator(const SearchSpace& space, uint64_t fail_every) : space_(space), fail_every_(fail_every) {}
+  std::vector<Evaluation> Evaluate(const std::vector<Candidate>& candidates) override {
+    std::vector<Evaluation> out;
+    for (const auto& c : candidates) {
+      ++evaluated;
+      keys.push_back(CandidateKey(space_, c));
+      Evaluation e;
+      uint64_t id = space_.ToId(c.config);
+      if (fail_every_ && id % fail_every_ == 0) {
+        e.status = EvalStatus::kUnsupported;
+      } else {
+        e.status = EvalStatus::kOk;
+        e.speedup = 1.0 + static_cast<double>(id) / 100.0;
+        e.median_us = 100.0 / e.speedup;
+      }
+      out.push_back(e);
+    }
+    return out;
+  }
+  size_t evaluated = 0;
+  std::vector<std::string> keys;
+
+ private:
+  const SearchSpace& space_;
+  uint64_t fail_every_;
+};
+
+class CampaignTest : public ::testing::Test {
+ protected:
+  Workload workload_ = testing::MustLoad("dlrm_mlp");
+  SearchSpace space_ = testing::MustSpace(workload_, 1);
+  std::vector<Dims> shapes_ = {{{"batch", 1}}, {{"batch", 8}}};
+  size_t sunk_ = 0;
+  ResultSink sink_ = [this](const std::vector<Candidate>& c, const std::vector<Evaluation>&) {
+    sunk_ += c.size();
+    return Status::Ok();
+  };
+};
+
+TEST_F(CampaignTest, SpendsTheBudgetAndStoresEveryResultBeforeTheAgentSeesIt) {
+  ScriptedAgent agent(space_, shapes_);
+  CountingEvaluator evaluator(space_, 0);
+  CampaignOptions options;
+  options.budget = 20;
+  options.batch = 8;
+  std::vector<CampaignProgress> progress;
+  options.on_progress = [&](const CampaignProgress& p) { progress.push_back(p); };
+  auto outcome = RunCampaign(space_, shapes_, agent, evaluator, sink_, {}, options);
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_EQ(outcome->end, CampaignEnd::kBudget);
+  EXPECT_EQ(outcome->measured_now, 20u);
+  EXPECT_EQ(evaluator.evaluated, 20u);
+  EXPECT_EQ(sunk_, 20u);
+  EXPECT_EQ(agent.observed, 20u);
+  ASSERT_EQ(outcome->shapes.size(), 2u);
+  EXPECT_EQ(outcome->shapes[0].measurements + outcome->shapes[1].measurements, 20u);
+  // The best config of a shape is the one with the highest speedup (= highest id here).
+  EXPECT_EQ(space_.ToId(outcome->shapes[0].best), 9u);
+  EXPECT_EQ(space_.ToId(outcome->shapes[0].leaders[0]), 9u);
+  EXPECT_EQ(outcome->shapes[0].leaders.size(), kCampaignLeaders);
+  EXPECT_EQ(progress.back().measured, 20u);
+  EXPECT_DOUBLE_EQ(progress.back().best_speedup, 1.09);
+}
+
+TEST_F(CampaignTest, NeverMeasuresACandidateTwice) {
+  ScriptedAgent agent(space_, shapes_, /*repeat_first=*/true);
+  CountingEvaluator evaluator(space_, 0);
+  CampaignOptions options;
+  options.budget = 30;
+  auto outcome = RunCampaign(space_, shapes_, agent, evaluator, sink_, {}, options);
+  ASSERT_TRUE(outcome.ok());
+  std::set<std::string> unique(evaluator.keys.begin(), evaluator.keys.end());
+  EXPECT_EQ(unique.size(), evaluator.keys.size());
+  EXPECT_GT(outcome->duplicates_dropped, 0u);
+}
+
+TEST_F(CampaignTest, ResumedHistoryIsReplayedNotRemeasured) {
+  // First run: 12 measurements; then a "resumed" run with them as history and a budget of 20.
+  ScriptedAgent first_agent(space_, shapes_);
+  CountingEvaluator first(space_, 0);
+  std::vector<std::pair<Candidate, Evaluation>> history;
+  ResultSink keep = [&](const std::vector<Candidate>& c, const std::vector<Evaluation>& e) {
+    for (size_t i = 0; i < c.size(); ++i) history.push_back({c[i], e[i]});
+    return Status::Ok();
+  };
+  CampaignOptions options;
+  options.budget = 12;
+  ASSERT_TRUE(RunCampaign(space_, shapes_, first_agent, first, keep, {}, options).ok());
+  ASSERT_EQ(history.size(), 12u);
+
+  ScriptedAgent resumed_agent(space_, shapes_);  // proposes the same sequence again from the start
+  CountingEvaluator second(space_, 0);
+  options.budget = 20;
+  options.already_measured = 12;
+  auto outcome = RunCampaign(space_, shapes_, resumed_agent, second, sink_, history, options);
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_EQ(resumed_agent.observed, 12u + 8u);  // history replayed, then 8 new
+  EXPECT_EQ(second.evaluated, 8u);
+  EXPECT_EQ(outcome->measured_total, 20u);
+  for (const auto& key : second.keys)
+    EXPECT_EQ(std::count(first.keys.begin(), first.keys.end(), key), 0) << key << " measured again";
+}
+
+TEST_F(CampaignTest, StopsOnRequestAfterTheBatchInFlight) {
+  ScriptedAgent agent(space_, shapes_);
+  CountingEvaluator evaluator(space_, 0);
+  std::atomic<bool> stop{false};
+  CampaignOptions options;
+  options.budget = 100;
+  options.batch = 4;
+  options.stop = &stop;
+  options.on_progress = [&](const CampaignProgress& p) {
+    if (p.measured >= 8) stop = true;
+  };
+  auto outcome = RunCampaign(space_, shapes_, agent, evaluator, sink_, {}, options);
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_EQ(outcome->end, CampaignEnd::kStopped);
+  EXPECT_EQ(outcome->measured_now, 8u);
+  EXPECT_EQ(sunk_, 8u);
+}
+
+TEST_F(CampaignTest, CapsConsecutiveFailures) {
+  ScriptedAgent agent(space_, shapes_);
+  CountingEvaluator evaluator(space_, 1);  // everything fails
+  CampaignOptions options;
+  options.budget = 100;
+  options.batch = 4;
+  options.max_consecutive_failures = 10;
+  auto outcome = RunCampaign(space_, shapes_, agent, evaluator, sink_, {}, options);
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_EQ(outcome->end, CampaignEnd::kFailureCap);
+  EXPECT_EQ(outcome->measured_now, 12u);  // the batch that crossed the cap is complete
+  EXPECT_FALSE(outcome->shapes[0].found);
+}
+
+TEST_F(CampaignTest, EndsWhenTheAgentRunsDryAndWhenTheSinkFails) {
+  ScriptedAgent agent(space_, {shapes_[0]});
+  CountingEvaluator evaluator(space_, 0);
+  CampaignOptions options;
+  options.budget = 1000;
+  auto outcome = RunCampaign(space_, {shapes_[0]}, agent, evaluator, sink_, {}, options);
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_EQ(outcome->end, CampaignEnd::kExhausted);
+  EXPECT_EQ(outcome->measured_now, space_.Size(KnobScope::kPlan));
+
+  ScriptedAgent agent2(space_, shapes_);
+  ResultSink broken = [](const std::vector<Candidate>&, const std::vector<Evaluation>&) {
+    return Status::Internal("disk full");
+  };
+  auto failed = RunCampaign(space_, shapes_, agent2, evaluator, broken, {}, options);
+  EXPECT_FALSE(failed.ok());
+  EXPECT_NE(failed.status().message().find("disk full"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace crmap

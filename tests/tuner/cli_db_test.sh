@@ -1,0 +1,224 @@
+#!/usr/bin/env bash
+# `crmap db` end to end on a small tuning database: one real record from `crmap measure`, hand-written records
+# at two shapes of dlrm_mlp (a default-config anchor, better configs, a failure, a LibTorch row), one record of
+# an older workload fingerprint, one record of a workload crmap does not know, and a torn last line. Checks
+# stats, best (table and JSON), csv, and the error exits. Prints one line per check; exits non-zero if any fails.
+# Usage: cli_db_test.sh path/to/crmap
+set -u
+
+CRMAP=${1:?usage: $0 path/to/crmap}
+if [[ ! -x "$CRMAP" ]]; then
+  echo "FAIL: '$CRMAP' is not an executable" >&2
+  exit 1
+fi
+if ! command -v python3 >/dev/null; then
+  echo "FAIL: python3 is needed to build the database and check the JSON output" >&2
+  exit 1
+fi
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/crmap_cli_db.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+failures=0
+checks=0
+
+check() {  # check NAME COMMAND...: the command's success is the check's
+  local name=$1
+  shift
+  checks=$((checks + 1))
+  local message
+  if message=$("$@" 2>&1); then
+    echo "ok   [$name]${message:+ $message}"
+  else
+    echo "FAIL [$name]: ${message:-command failed}"
+    failures=$((failures + 1))
+  fi
+}
+
+# run NAME OUTFILE ARGS...: runs crmap, saving stdout (stderr in OUTFILE.err); a non-zero exit is a failure.
+run() {
+  local name=$1 out=$2
+  shift 2
+  checks=$((checks + 1))
+  if "$CRMAP" "$@" >"$out" 2>"$out.err"; then
+    echo "ok   [$name] exit 0"
+  else
+    echo "FAIL [$name]: exit $? (crmap $*); stderr: $(head -c 500 "$out.err")"
+    failures=$((failures + 1))
+  fi
+}
+
+# expect_bad NAME KEYWORD ARGS...: exit status 2 and exactly one stderr line "crmap: error: ..." with KEYWORD.
+expect_bad() {
+  local name=$1 keyword=$2
+  shift 2
+  checks=$((checks + 1))
+  local out="$WORK/bad.out" err="$WORK/bad.err" status lines
+  "$CRMAP" "$@" >"$out" 2>"$err"
+  status=$?
+  lines=$(wc -l <"$err")
+  if [[ $status -ne 2 ]]; then
+    echo "FAIL [$name]: exit status $status, expected 2 (crmap $*); stderr: $(head -c 300 "$err")"
+    failures=$((failures + 1))
+  elif [[ $lines -ne 1 ]] || ! grep -q "^crmap: error:" "$err" || ! grep -qF -- "$keyword" "$err"; then
+    echo "FAIL [$name]: expected one line 'crmap: error: ...$keyword...', got:"
+    sed 's/^/    | /' "$err"
+    failures=$((failures + 1))
+  else
+    echo "ok   [$name] $(cat "$err")"
+  fi
+}
+
+# json_check FILE PYTHON-CODE: runs the code with `d` bound to the parsed JSON of FILE.
+json_check() {
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+path, code = sys.argv[1], sys.argv[2]
+try:
+    with open(path) as f:
+        d = json.load(f)
+except Exception as e:
+    print(f"{path}: not valid JSON: {e}")
+    sys.exit(1)
+try:
+    exec(code, {"d": d})
+except AssertionError as e:
+    print(f"assertion failed: {e}")
+    sys.exit(1)
+PY
+}
+
+# --- the database -----------------------------------------------------------------------------------------
+DB="$WORK/db.jsonl"
+run "measure --json (the real record)" "$WORK/measure.json" measure --workload dlrm_mlp --dims batch=2 --rounds 2 --json
+python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)))' <"$WORK/measure.json" >"$DB"
+python3 - "$WORK/measure.json" >>"$DB" <<'PY'
+import copy, json, sys
+real = json.load(open(sys.argv[1]))
+default = real["config"]
+def config(**knobs):
+    parts = []
+    for item in default.split(";"):
+        name, value = item.split("=", 1)
+        parts.append(f"{name}={knobs.get(name.replace('.', '_'), value)}")
+    return ";".join(parts)
+def record(batch, cfg, median, ratio=None, status="ok", agent="evolution", campaign="c1", **extra):
+    r = copy.deepcopy(real)
+    r.update(dims={"batch": batch}, config=cfg, status=status, agent=agent, campaign=campaign, seed=7,
+             time="2026-01-02T03:04:05Z")
+    r.pop("ratio_to_anchor", None)
+    if status != "ok":
+        r.pop("latency_us", None)
+        r["message"] = "no kernel, says oneDNN"
+    else:
+        r["latency_us"] = {"min": median * 0.9, "median": median, "p90": median * 1.1, "p95": median * 1.2,
+                           "p99": median * 1.5, "mean": median, "cv": 0.05, "rounds": 30}
+    if ratio is not None:
+        r["ratio_to_anchor"] = {"median": ratio, "p10": ratio * 0.95, "p90": ratio * 1.05, "anchor": default}
+    r.update(extra)
+    return r
+rows = [
+    # batch=2: in-batch ratios to the default anchor; weights=packed is 2x, threads=1 1.25x.
+    record(2, default, 100.0, ratio=1.0, agent="anchor"),
+    record(2, config(weights="packed"), 50.0, ratio=0.5),
+    record(2, config(threads="1"), 80.0, ratio=0.8),
+    record(2, config(precision="bf16"), 0, status="unsupported"),
+    record(2, "libtorch", 400.0, baseline=True),
+    # batch=64: no ratios, only medians measured in separate batches.
+    record(64, default, 1000.0, agent="anchor", campaign="c2"),
+    record(64, config(weights="packed", fuse_fc1="bias+relu"), 500.0, campaign="c2"),
+    record(64, config(threads="1"), 900.0, campaign="c2"),
+    # An older workload file: fast, but never ranked.
+    record(2, config(fuse_head="bias+sigmoid"), 1.0, ratio=0.01, workload_fingerprint="0123456789abcdef"),
+    # A workload crmap does not know.
+    record(8, "custom=1", 10.0, workload="toy_custom", agent="manual", campaign=""),
+]
+for r in rows:
+    print(json.dumps(r))
+PY
+printf '{"version": 1, "workload": "dlrm_mlp", "dims": {"bat' >>"$DB"  # a torn last line (a crash mid-write)
+RECORDS=11
+
+# --- stats ------------------------------------------------------------------------------------------------
+run "db stats" "$WORK/stats.txt" db stats --db "$DB"
+check "stats counts the records" grep -qE "^records +$RECORDS\$" "$WORK/stats.txt"
+check "stats counts the torn line" grep -qE "^torn lines skipped +1\$" "$WORK/stats.txt"
+check "stats counts other fingerprints" grep -qE "^other fingerprints +1 " "$WORK/stats.txt"
+check "stats warns about the torn line" grep -q "db.jsonl:12: unparsable line skipped (torn write?)" "$WORK/stats.txt.err"
+check "stats lists the statuses" grep -qE "^unsupported +1\$" "$WORK/stats.txt"
+check "stats lists the agents" grep -qE "^anchor +2\$" "$WORK/stats.txt"
+run "db stats --json" "$WORK/stats.json" db stats --db "$DB" --json
+check "stats JSON" json_check "$WORK/stats.json" '
+assert d["records"] == '$RECORDS', d["records"]
+assert d["skipped_torn"] == 1, d["skipped_torn"]
+assert d["other_fingerprints"] == 1, d["other_fingerprints"]
+assert d["shapes"] == 3, d["shapes"]
+assert d["by_workload"] == {"dlrm_mlp": 10, "toy_custom": 1}, d["by_workload"]
+assert d["by_status"] == {"ok": 10, "unsupported": 1}, d["by_status"]
+assert d["by_campaign"]["c2"] == 3 and d["by_campaign"]["(none)"] == 2, d["by_campaign"]
+assert len(d["by_host"]) == 1 and sum(d["by_host"].values()) == '$RECORDS', d["by_host"]
+fp = {f["workload"]: f for f in d["fingerprints"]}
+assert fp["dlrm_mlp"]["source"] == "built-in" and fp["dlrm_mlp"]["other"] == 1, fp["dlrm_mlp"]
+assert fp["toy_custom"]["source"] == "latest record", fp["toy_custom"]
+'
+run "db stats --workload" "$WORK/stats_w.json" db stats --db "$DB" --workload dlrm_mlp --json
+check "stats --workload selects one workload" json_check "$WORK/stats_w.json" '
+assert d["records"] == 10 and d["records_in_file"] == '$RECORDS', (d["records"], d["records_in_file"])
+assert d["other_fingerprints"] == 1, d["other_fingerprints"]
+'
+
+# --- best -------------------------------------------------------------------------------------------------
+run "db best" "$WORK/best.txt" db best --db "$DB"
+check "best at batch=2 is weights=packed, 2x, 8x LibTorch" \
+  grep -qE "^batch=2 +weights=packed +50\.00 +75\.00 +2\.00x +8\.00x +6 +5\$" "$WORK/best.txt"
+check "best at batch=64 is packed + fused (ratio of medians)" \
+  grep -qE "^batch=64 +fuse\.fc1=bias\+relu;weights=packed +500\.0 +750\.0 +~2\.00x +- +3 +3\$" "$WORK/best.txt"
+check "best never ranks the older fingerprint" bash -c "! grep -q 'fuse.head=bias+sigmoid' '$WORK/best.txt'"
+check "best says what it left out" grep -q "1 record(s) of other fingerprints not ranked" "$WORK/best.txt"
+run "db best --json" "$WORK/best.json" db best --db "$DB" --json
+check "best JSON" json_check "$WORK/best.json" '
+w = {x["workload"]: x for x in d["workloads"]}
+dl = w["dlrm_mlp"]
+assert dl["other_fingerprint_records"] == 1, dl["other_fingerprint_records"]
+shapes = {s["dims"]["batch"]: s for s in dl["shapes"]}
+b2, b64 = shapes[2]["best"], shapes[64]["best"]
+assert b2["label"] == "weights=packed", b2
+assert abs(b2["speedup_vs_default"] - 2.0) < 1e-9 and b2["speedup_basis"] == "in_batch_ratio", b2
+assert abs(b2["vs_libtorch"] - 8.0) < 1e-9, b2
+assert shapes[2]["records"] == 6 and shapes[2]["ok"] == 5, shapes[2]
+assert b64["label"] == "fuse.fc1=bias+relu;weights=packed", b64
+assert abs(b64["speedup_vs_default"] - 2.0) < 1e-9 and b64["speedup_basis"] == "ratio_of_medians", b64
+assert b64["vs_libtorch"] is None, b64
+toy = w["toy_custom"]["shapes"][0]["best"]
+assert toy["config"] == "custom=1" and toy["speedup_vs_default"] is None, toy
+'
+
+# --- csv --------------------------------------------------------------------------------------------------
+run "db csv" "$WORK/db.csv" db csv --db "$DB"
+check "csv has a header and one row per record" python3 - "$WORK/db.csv" "$RECORDS" <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+header = "time,workload,dims,config,status,median_us,p95_us,p99_us,ratio_to_anchor,max_error,peak_bytes,agent,campaign,seed"
+assert rows[0] == header.split(","), rows[0]
+assert len(rows) - 1 == int(sys.argv[2]), len(rows) - 1
+assert all(len(r) == len(rows[0]) for r in rows), [len(r) for r in rows]
+packed = [r for r in rows[1:] if r[2] == "batch=2" and r[3].count("weights=packed") and r[8] == "0.5"]
+assert len(packed) == 1 and packed[0][5] == "50", packed
+failed = [r for r in rows[1:] if r[4] == "unsupported"]
+assert len(failed) == 1 and failed[0][5] == "", failed
+PY
+
+# --- errors -----------------------------------------------------------------------------------------------
+expect_bad "missing file" "does not exist" db stats --db "$WORK/no_such.jsonl"
+expect_bad "unknown subcommand" "stats, best, csv" db frobnicate --db "$DB"
+expect_bad "no subcommand" "stats, best, csv" db
+expect_bad "missing --db" "--db" db best
+expect_bad "unknown workload" "no_such_workload" db best --db "$DB" --workload no_such_workload
+python3 -c 'import json,sys; d=json.load(sys.stdin); d["version"]=99; print(json.dumps(d))' \
+  <"$WORK/measure.json" >"$WORK/newer.jsonl"
+expect_bad "record from a newer crmap" "line 1: record format version 99 is newer" db csv --db "$WORK/newer.jsonl"
+
+echo "$((checks - failures)) of $checks checks passed"
+if [[ $failures -ne 0 ]]; then
+  echo "FAILED: $failures check(s)"
+  exit 1
+fi

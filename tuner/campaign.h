@@ -1,0 +1,76 @@
+// Campaign: an agent spends a measurement budget over a set of shapes.
+//
+// Data flow: history (the records a database already holds for this workload and space) -> agent.Observe,
+// so nothing is measured twice and a resumed campaign continues where it stopped -> loop: agent.Propose(batch)
+// -> drop candidates measured before -> evaluator.Evaluate -> sink (the tuning database: every result is
+// stored before the agent sees it) -> agent.Observe -> progress. The loop ends when the budget is spent, the
+// agent has nothing new to propose, the time limit passes, `stop` is raised (Ctrl-C: the batch in flight
+// is finished and stored first), or the agent failed max_consecutive_failures times in a row.
+// Saving is a callback: the campaign never touches files. Not thread-safe.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "agents/agent.h"
+#include "agents/evaluator.h"
+#include "common/status.h"
+
+namespace crmap {
+
+struct CampaignProgress {
+  size_t measured = 0;  // by this campaign, resumed records included
+  size_t budget = 0;
+  double elapsed_s = 0;
+  double eta_s = 0;     // from the pace of this run; 0 until known
+  double best_speedup = 0;
+  std::string best_shape;
+};
+
+using ResultSink = std::function<Status(const std::vector<Candidate>&, const std::vector<Evaluation>&)>;
+
+struct CampaignOptions {
+  size_t budget = 100;  // measurements of agent proposals (resumed ones count; anchors do not)
+  size_t batch = 8;
+  double time_limit_s = 0;  // 0: none
+  size_t max_consecutive_failures = 48;
+  size_t already_measured = 0;  // records of this campaign in the database (resume)
+  const std::atomic<bool>* stop = nullptr;
+  std::function<void(const CampaignProgress&)> on_progress;
+};
+
+struct ShapeOutcome {
+  Dims dims;
+  size_t measurements = 0;  // at this shape, history included
+  size_t ok = 0;
+  bool found = false;       // some config succeeded
+  Config best;
+  Evaluation best_evaluation;
+  // The best few configs by reward, best first (best included): a single batch can flatter a config on a
+  // noisy machine, so a final confirmation measures these side by side.
+  std::vector<Config> leaders;
+};
+
+constexpr size_t kCampaignLeaders = 3;
+
+enum class CampaignEnd { kBudget, kExhausted, kTimeLimit, kStopped, kFailureCap };
+const char* CampaignEndName(CampaignEnd end);
+
+struct CampaignOutcome {
+  CampaignEnd end = CampaignEnd::kBudget;
+  size_t measured_now = 0;      // in this run
+  size_t measured_total = 0;    // by this campaign, resumed records included
+  size_t duplicates_dropped = 0;
+  std::vector<ShapeOutcome> shapes;  // in the order of the campaign's shapes
+};
+
+// `history`: observations already in the database (any campaign) for this workload and space.
+// Fails only if the sink fails (e.g. the database cannot be written): then nothing more is measured.
+Result<CampaignOutcome> RunCampaign(const SearchSpace& space, const std::vector<Dims>& shapes, Agent& agent,
+                                    Evaluator& evaluator, const ResultSink& sink,
+                                    const std::vector<std::pair<Candidate, Evaluation>>& history,
+                                    const CampaignOptions& options);
+
+}  // namespace crmap

@@ -1,0 +1,45 @@
+// CampaignSpec: a whole campaign — workloads x shape sets x agent x budget — as a JSON file
+// (docs/campaign-spec.md), and the built-in default spec `crmap campaign` runs without arguments (it finishes
+// within 3 minutes on 2 cores). Also resolves a task's shapes: a distribution to draw from, or a list.
+// Pure functions; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "common/workload.h"
+
+namespace crmap {
+
+struct TuneTask {
+  std::string workload;   // built-in name or path
+  std::string shapes;     // distribution name or path, or a list "tokens=1;tokens=64" (';' between shapes)
+  size_t num_shapes = 8;  // shapes drawn from a distribution
+  std::string agent = "rl";
+  size_t budget = 100;
+};
+
+struct CampaignSpec {
+  std::string name = "default";
+  std::string db = "crmap_tuning.jsonl";
+  int rounds = 10;  // interleaved rounds per measured batch
+  int warmup = 2;
+  size_t batch = 8;
+  uint64_t seed = 1;
+  double time_limit_s = 0;  // per task; 0: none
+  bool confirm = true;      // finish each task with a side-by-side run of default, best and LibTorch per shape
+  std::vector<TuneTask> tasks;
+};
+
+// InvalidArgument names the offending field and what is allowed.
+Result<CampaignSpec> ParseCampaignSpec(const std::string& text, const std::string& source);
+const char* DefaultCampaignSpecText();
+
+// The shapes of a task: a list is parsed and checked against the workload's ranges; a distribution is
+// sampled for `num_shapes` distinct shapes with `seed` (fewer if it has fewer).
+Result<std::vector<Dims>> ResolveShapes(const Workload& workload, const std::string& shapes, size_t num_shapes,
+                                        uint64_t seed);
+
+}  // namespace crmap

@@ -1,0 +1,512 @@
+// crmap db: inspect a tuning database (docs/tuning-db.md).
+//   stats  what the file holds: records, torn lines, counts per workload, status, agent, campaign and host,
+//          distinct shapes, and records whose fingerprints are not the workload's current ones;
+//   best   per workload and shape, the best measured config ranked by its speedup over the default config;
+//   csv    one row per record, for spreadsheets and plotting scripts.
+// Records of another workload or space fingerprint (an edited workload, a host with another core count) are
+// counted apart and never ranked: their configs may mean something else.
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/json_fields.h"
+#include "datasets/catalog.h"
+#include "search_space/search_space.h"
+#include "tuner/cli/cli_common.h"
+#include "tuner/cli/commands.h"
+#include "tuner/measurement_record.h"
+#include "tuner/text_table.h"
+#include "tuner/tuning_db.h"
+
+namespace crmap::cli {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// The fingerprints records of one workload are compared with, and where they come from.
+struct WorkloadInfo {
+  std::string name;
+  std::string workload_fingerprint;
+  std::string space_fingerprint;
+  std::string source;                // "built-in", "--workload" or "latest record"
+  std::optional<SearchSpace> space;  // when the workload could be loaded
+  std::string default_config;        // canonical string; empty when unknown
+  size_t current = 0;                // records with the current fingerprints
+  size_t other = 0;                  // records with other fingerprints
+};
+
+// A database read for one command: the selected records (all, or those of --workload) and per workload its
+// current fingerprints. `selected` points into `contents`, so a Db is filled in place and never copied.
+struct Db {
+  Db() = default;
+  Db(const Db&) = delete;
+  Db& operator=(const Db&) = delete;
+
+  std::string path;
+  TuningDbContents contents;
+  size_t total_in_file = 0;
+  std::vector<const TuningRecord*> selected;
+  std::map<std::string, WorkloadInfo> workloads;
+
+  bool IsCurrent(const TuningRecord& r) const {
+    const WorkloadInfo& info = workloads.at(r.workload);
+    return r.workload_fingerprint == info.workload_fingerprint && r.space_fingerprint == info.space_fingerprint;
+  }
+};
+
+void UseSpace(WorkloadInfo* info, const Workload& workload, SearchSpace space, const char* source) {
+  info->workload_fingerprint = workload.fingerprint();
+  info->space_fingerprint = space.fingerprint();
+  info->default_config = space.ToString(space.Default());
+  info->space = std::move(space);
+  info->source = source;
+}
+
+// Reads --db and resolves the current fingerprints; on failure `*out` is left partly filled.
+Status LoadDb(const cxxopts::ParseResult& args, Db* out) {
+  if (!args.count("db")) return Status::InvalidArgument("missing --db FILE (a tuning database, see docs/tuning-db.md)");
+  Db& db = *out;
+  db.path = args["db"].as<std::string>();
+  std::string only;
+  if (args.count("workload")) {  // before reading: bad input fails before any warning about the file
+    CRMAP_ASSIGN_OR_RETURN(Workload workload, LoadWorkloadOption(args));
+    CRMAP_ASSIGN_OR_RETURN(SearchSpace space, SearchSpace::Build(workload));
+    only = workload.name();
+    WorkloadInfo& info = db.workloads[only];
+    info.name = only;
+    UseSpace(&info, workload, std::move(space), "--workload");
+  }
+  CRMAP_ASSIGN_OR_RETURN(db.contents, ReadTuningDb(db.path));
+  for (const auto& warning : db.contents.warnings) spdlog::warn("{}", warning);
+  db.total_in_file = db.contents.records.size();
+  const std::vector<std::string> builtins = BuiltinNames(DatasetKind::kWorkload);
+  for (const TuningRecord& r : db.contents.records) {
+    if (!only.empty() && r.workload != only) continue;
+    db.selected.push_back(&r);
+    if (db.workloads.count(r.workload)) continue;
+    WorkloadInfo& info = db.workloads[r.workload];
+    info.name = r.workload;
+    if (std::find(builtins.begin(), builtins.end(), r.workload) != builtins.end()) {
+      auto workload = LoadWorkload(r.workload);
+      if (workload.ok()) {
+        auto space = SearchSpace::Build(*workload);
+        if (space.ok()) UseSpace(&info, *workload, std::move(space).value(), "built-in");
+      }
+    }
+  }
+  // Workloads crmap cannot load: the fingerprints of their latest record are the current ones, and the config
+  // of their latest "anchor" record is the default.
+  for (auto it = db.selected.rbegin(); it != db.selected.rend(); ++it) {
+    WorkloadInfo& info = db.workloads.at((*it)->workload);
+    if (info.source.empty()) {
+      info.workload_fingerprint = (*it)->workload_fingerprint;
+      info.space_fingerprint = (*it)->space_fingerprint;
+      info.source = "latest record";
+    }
+  }
+  for (auto it = db.selected.rbegin(); it != db.selected.rend(); ++it) {
+    WorkloadInfo& info = db.workloads.at((*it)->workload);
+    if (info.default_config.empty() && (*it)->agent == "anchor" && !(*it)->baseline && db.IsCurrent(**it))
+      info.default_config = (*it)->config;
+  }
+  for (const TuningRecord* r : db.selected)
+    ++(db.IsCurrent(*r) ? db.workloads.at(r->workload).current : db.workloads.at(r->workload).other);
+  return Status::Ok();
+}
+
+double Median(std::vector<double> values) {
+  values.erase(std::remove_if(values.begin(), values.end(), [](double v) { return !std::isfinite(v); }), values.end());
+  if (values.empty()) return kNaN;
+  std::sort(values.begin(), values.end());
+  size_t n = values.size();
+  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+Json NumberOrNull(double value) { return std::isfinite(value) ? Json(value) : Json(nullptr); }
+
+std::string Microseconds(double us) {
+  if (!std::isfinite(us)) return "-";
+  return us < 100 ? Format("%.2f", us) : Format("%.1f", us);
+}
+
+std::string Count(size_t n) { return std::to_string(n); }
+
+// ---- stats ----------------------------------------------------------------------------------------------------
+
+std::string HostKey(const TuningRecord& r) {
+  if (r.host_cpu.empty() && r.host_isa.empty() && r.host_cores == 0) return "(unknown)";
+  return (r.host_cpu.empty() ? "?" : r.host_cpu) + " / " + (r.host_isa.empty() ? "?" : r.host_isa) + " / " +
+         std::to_string(r.host_cores) + " cores / oneDNN " + (r.host_onednn.empty() ? "?" : r.host_onednn);
+}
+
+std::string OrNone(const std::string& s) { return s.empty() ? "(none)" : s; }
+
+void PrintCounts(const char* title, const std::map<std::string, size_t>& counts) {
+  TextTable table({title, ">records"});
+  for (const auto& [key, n] : counts) table.AddRow({key, Count(n)});
+  std::printf("\n%s", table.Render().c_str());
+}
+
+int RunStats(const Db& db, bool json) {
+  std::map<std::string, size_t> by_workload, by_status, by_agent, by_campaign, by_host;
+  std::set<std::pair<std::string, Dims>> shapes;
+  size_t other = 0;
+  for (const TuningRecord* r : db.selected) {
+    ++by_workload[r->workload];
+    ++by_status[r->status];
+    ++by_agent[OrNone(r->agent)];
+    ++by_campaign[OrNone(r->campaign)];
+    ++by_host[HostKey(*r)];
+    shapes.insert({r->workload, r->dims});
+    if (!db.IsCurrent(*r)) ++other;
+  }
+
+  if (json) {
+    Json out;
+    out["db"] = db.path;
+    out["records"] = db.selected.size();
+    out["records_in_file"] = db.total_in_file;
+    out["skipped_torn"] = db.contents.skipped_torn;
+    out["shapes"] = shapes.size();
+    out["other_fingerprints"] = other;
+    out["by_workload"] = by_workload;
+    out["by_status"] = by_status;
+    out["by_agent"] = by_agent;
+    out["by_campaign"] = by_campaign;
+    out["by_host"] = by_host;
+    Json fingerprints = Json::array();
+    for (const auto& [name, info] : db.workloads) {
+      fingerprints.push_back({{"workload", name},
+                              {"workload_fingerprint", info.workload_fingerprint},
+                              {"space_fingerprint", info.space_fingerprint},
+                              {"source", info.source},
+                              {"current", info.current},
+                              {"other", info.other}});
+    }
+    out["fingerprints"] = fingerprints;
+    std::printf("%s\n", out.dump(2).c_str());
+    return kExitOk;
+  }
+
+  std::printf("tuning database %s\n", db.path.c_str());
+  std::printf("records             %zu", db.selected.size());
+  if (db.selected.size() != db.total_in_file) std::printf(" (of %zu in the file)", db.total_in_file);
+  std::printf("\ntorn lines skipped  %zu\n", db.contents.skipped_torn);
+  std::printf("distinct shapes     %zu\n", shapes.size());
+  std::printf("other fingerprints  %zu%s\n", other, other ? " (counted apart, never ranked by 'best')" : "");
+
+  TextTable fingerprints(
+      {"workload", ">records", ">current", ">other fp", "current fingerprints (workload/space)", "from"});
+  for (const auto& [name, info] : db.workloads) {
+    fingerprints.AddRow({name, Count(info.current + info.other), Count(info.current), Count(info.other),
+                         info.workload_fingerprint + " / " + info.space_fingerprint, info.source});
+  }
+  std::printf("\n%s", fingerprints.Render().c_str());
+  PrintCounts("status", by_status);
+  PrintCounts("agent", by_agent);
+  PrintCounts("campaign", by_campaign);
+  PrintCounts("host (cpu / isa / cores / oneDNN)", by_host);
+  return kExitOk;
+}
+
+// ---- best -----------------------------------------------------------------------------------------------------
+
+// Whether a config (or anchor) string names the workload's default config.
+class DefaultMatcher {
+ public:
+  explicit DefaultMatcher(const WorkloadInfo& info) : info_(info) {}
+  bool operator()(const std::string& config) {
+    if (config.empty() || config == "libtorch") return false;
+    if (!info_.space) return !info_.default_config.empty() && config == info_.default_config;
+    auto cached = cache_.find(config);
+    if (cached != cache_.end()) return cached->second;
+    auto parsed = info_.space->Parse(config);
+    bool is_default = parsed.ok() && *parsed == info_.space->Default();
+    cache_[config] = is_default;
+    return is_default;
+  }
+
+ private:
+  const WorkloadInfo& info_;
+  std::map<std::string, bool> cache_;
+};
+
+enum class SpeedupBasis { kNone, kInBatch, kAcrossBatches };
+
+// One config's measurements at one shape.
+struct ConfigSummary {
+  std::string config;
+  std::vector<double> speedups, medians, p99s;
+  size_t in_batch = 0;  // speedups from a ratio to the default anchor measured in the same batch
+  double speedup = kNaN, median_us = kNaN, p99_us = kNaN;
+  SpeedupBasis basis = SpeedupBasis::kNone;
+};
+
+struct ShapeSummary {
+  Dims dims;
+  size_t records = 0, ok = 0;
+  std::optional<ConfigSummary> best;
+  double libtorch_median_us = kNaN;
+};
+
+// Ranks the ok configs of one shape (current fingerprints only) by speedup over the default config.
+ShapeSummary SummariseShape(const Dims& dims, const std::vector<const TuningRecord*>& records,
+                            DefaultMatcher& is_default) {
+  ShapeSummary shape;
+  shape.dims = dims;
+  std::vector<double> default_medians, libtorch_medians;
+  for (const TuningRecord* r : records) {
+    ++shape.records;
+    if (r->status != "ok") continue;
+    ++shape.ok;
+    if (r->baseline) {
+      if (r->config == "libtorch") libtorch_medians.push_back(r->median_us);
+    } else if (is_default(r->config)) {
+      default_medians.push_back(r->median_us);
+    }
+  }
+  shape.libtorch_median_us = Median(libtorch_medians);
+  const double default_median = Median(default_medians);
+
+  std::map<std::string, ConfigSummary> configs;
+  for (const TuningRecord* r : records) {
+    if (r->status != "ok" || r->baseline) continue;
+    ConfigSummary& c = configs[r->config];
+    c.config = r->config;
+    c.medians.push_back(r->median_us);
+    c.p99s.push_back(r->p99_us);
+    if (is_default(r->config)) {
+      c.speedups.push_back(1.0);
+      ++c.in_batch;
+    } else if (std::isfinite(r->ratio_to_anchor) && r->ratio_to_anchor > 0 && is_default(r->anchor)) {
+      c.speedups.push_back(1.0 / r->ratio_to_anchor);
+      ++c.in_batch;
+    } else if (std::isfinite(default_median) && std::isfinite(r->median_us) && r->median_us > 0) {
+      c.speedups.push_back(default_median / r->median_us);
+    }
+  }
+  // Better: a known speedup over none, then the larger speedup, then the smaller median.
+  auto better = [](const ConfigSummary& a, const ConfigSummary& b) {
+    bool ka = std::isfinite(a.speedup), kb = std::isfinite(b.speedup);
+    if (ka != kb) return ka;
+    if (ka && a.speedup != b.speedup) return a.speedup > b.speedup;
+    if (std::isfinite(a.median_us) != std::isfinite(b.median_us)) return std::isfinite(a.median_us);
+    return a.median_us < b.median_us;
+  };
+  for (auto& [name, c] : configs) {
+    c.speedup = Median(c.speedups);
+    c.median_us = Median(c.medians);
+    c.p99_us = Median(c.p99s);
+    if (std::isfinite(c.speedup))
+      c.basis = c.in_batch == c.speedups.size() ? SpeedupBasis::kInBatch : SpeedupBasis::kAcrossBatches;
+    if (!shape.best || better(c, *shape.best)) shape.best = c;
+  }
+  return shape;
+}
+
+std::string ConfigLabel(const WorkloadInfo& info, const std::string& config) {
+  if (!info.space) return config;
+  auto parsed = info.space->Parse(config);
+  return parsed.ok() ? ShortConfigLabel(*info.space, *parsed) : config;
+}
+
+const char* BasisName(SpeedupBasis basis) {
+  switch (basis) {
+    case SpeedupBasis::kInBatch:
+      return "in_batch_ratio";
+    case SpeedupBasis::kAcrossBatches:
+      return "ratio_of_medians";
+    case SpeedupBasis::kNone:
+      return "none";
+  }
+  return "none";
+}
+
+int RunBest(const Db& db, bool json) {
+  Json out;
+  out["db"] = db.path;
+  out["workloads"] = Json::array();
+  if (!json) std::printf("tuning database %s\n", db.path.c_str());
+  bool any_across = false;
+  for (const auto& [name, info] : db.workloads) {
+    std::map<Dims, std::vector<const TuningRecord*>> by_shape;
+    for (const TuningRecord* r : db.selected)
+      if (r->workload == name && db.IsCurrent(*r)) by_shape[r->dims].push_back(r);
+    DefaultMatcher is_default(info);
+    std::vector<ShapeSummary> shapes;
+    for (const auto& [dims, records] : by_shape) shapes.push_back(SummariseShape(dims, records, is_default));
+
+    if (json) {
+      Json w = {{"workload", name},
+                {"workload_fingerprint", info.workload_fingerprint},
+                {"space_fingerprint", info.space_fingerprint},
+                {"fingerprints_from", info.source},
+                {"default_config", info.default_config.empty() ? Json(nullptr) : Json(info.default_config)},
+                {"other_fingerprint_records", info.other},
+                {"shapes", Json::array()}};
+      for (const ShapeSummary& s : shapes) {
+        Json shape = {{"dims", Json(s.dims)}, {"records", s.records}, {"ok", s.ok}, {"best", nullptr}};
+        if (s.best) {
+          shape["best"] = {{"config", s.best->config},
+                           {"label", ConfigLabel(info, s.best->config)},
+                           {"median_us", NumberOrNull(s.best->median_us)},
+                           {"p99_us", NumberOrNull(s.best->p99_us)},
+                           {"speedup_vs_default", NumberOrNull(s.best->speedup)},
+                           {"speedup_basis", BasisName(s.best->basis)},
+                           {"measurements", s.best->medians.size()},
+                           {"vs_libtorch", NumberOrNull(s.libtorch_median_us / s.best->median_us)}};
+        }
+        w["shapes"].push_back(shape);
+      }
+      out["workloads"].push_back(w);
+      continue;
+    }
+
+    std::printf("\n%s: default config %s (fingerprints from %s)\n", name.c_str(),
+                info.default_config.empty() ? "unknown" : info.default_config.c_str(), info.source.c_str());
+    if (info.other) std::printf("%zu record(s) of other fingerprints not ranked (see 'crmap db stats')\n", info.other);
+    TextTable table({"dims", "best config", ">median us", ">p99 us", ">vs default", ">vs libtorch", ">records", ">ok"});
+    for (const ShapeSummary& s : shapes) {
+      if (!s.best) {
+        table.AddRow({DimsToText(s.dims), "(no ok config)", "-", "-", "-", "-", Count(s.records), Count(s.ok)});
+        continue;
+      }
+      std::string speedup = "-";
+      if (s.best->basis != SpeedupBasis::kNone) {
+        bool across = s.best->basis == SpeedupBasis::kAcrossBatches;
+        any_across = any_across || across;
+        speedup = Format("%s%.2fx", across ? "~" : "", s.best->speedup);
+      }
+      double vs_libtorch = s.libtorch_median_us / s.best->median_us;
+      table.AddRow({DimsToText(s.dims), ConfigLabel(info, s.best->config), Microseconds(s.best->median_us),
+                    Microseconds(s.best->p99_us), speedup,
+                    std::isfinite(vs_libtorch) ? Format("%.2fx", vs_libtorch) : "-", Count(s.records), Count(s.ok)});
+    }
+    std::printf("%s", table.Render().c_str());
+  }
+  if (json) {
+    std::printf("%s\n", out.dump(2).c_str());
+    return kExitOk;
+  }
+  if (db.workloads.empty()) std::printf("no records\n");
+  if (any_across)
+    std::printf(
+        "\n~ : ratio of medians measured in different batches (machine drift between batches is in it);\n"
+        "    without ~ the speedup is the median per-round ratio to the default measured in one batch\n");
+  return kExitOk;
+}
+
+// ---- csv ------------------------------------------------------------------------------------------------------
+
+std::string CsvField(const std::string& field) {
+  if (field.find_first_of(",\"\n\r") == std::string::npos) return field;
+  std::string quoted = "\"";
+  for (char c : field) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+std::string CsvNumber(double value) { return std::isfinite(value) ? Format("%.6g", value) : ""; }
+
+int RunCsv(const Db& db, bool /*json*/) {
+  std::printf(
+      "time,workload,dims,config,status,median_us,p95_us,p99_us,ratio_to_anchor,max_error,peak_bytes,"
+      "agent,campaign,seed\n");
+  for (const TuningRecord* r : db.selected) {
+    std::string dims;
+    for (const auto& [dim, value] : r->dims) dims += (dims.empty() ? "" : ";") + dim + "=" + std::to_string(value);
+    const bool has_peak = r->raw.contains("peak_bytes") && !r->raw["peak_bytes"].is_null();
+    std::vector<std::string> fields = {r->time,
+                                       r->workload,
+                                       dims,
+                                       r->config,
+                                       r->status,
+                                       CsvNumber(r->median_us),
+                                       CsvNumber(r->p95_us),
+                                       CsvNumber(r->p99_us),
+                                       CsvNumber(r->ratio_to_anchor),
+                                       CsvNumber(r->max_error),
+                                       has_peak ? std::to_string(r->peak_bytes) : "",
+                                       r->agent,
+                                       r->campaign,
+                                       std::to_string(r->seed)};
+    std::string line;
+    for (size_t i = 0; i < fields.size(); ++i) line += (i ? "," : "") + CsvField(fields[i]);
+    std::printf("%s\n", line.c_str());
+  }
+  return kExitOk;
+}
+
+// ---- dispatch -------------------------------------------------------------------------------------------------
+
+struct Subcommand {
+  const char* name;
+  const char* help;
+  bool has_json;
+  int (*run)(const Db& db, bool json);
+};
+
+const Subcommand kSubcommands[] = {
+    {"stats", "records, torn lines, counts per workload/status/agent/campaign/host, shapes, stale fingerprints", true,
+     RunStats},
+    {"best", "per workload and shape, the best measured config and its speedup over the default", true, RunBest},
+    {"csv", "one CSV row per record", false, RunCsv},
+};
+
+std::string SubcommandNames() {
+  std::vector<std::string> names;
+  for (const auto& s : kSubcommands) names.push_back(s.name);
+  return JoinNames(names);
+}
+
+void PrintDbUsage() {
+  std::printf("usage: crmap db <subcommand> --db FILE [--workload W] [--json]\n\nsubcommands:\n");
+  for (const auto& s : kSubcommands) std::printf("  %-6s %s\n", s.name, s.help);
+  std::printf("\n'crmap db <subcommand> --help' shows its options. The file format: docs/tuning-db.md.\n");
+}
+
+}  // namespace
+
+int RunDb(int argc, char** argv) {
+  if (argc < 2) return Fail(Status::InvalidArgument("missing subcommand; crmap db takes one of: " + SubcommandNames()));
+  if (!std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
+    PrintDbUsage();
+    return kExitOk;
+  }
+  const Subcommand* sub = nullptr;
+  for (const auto& s : kSubcommands)
+    if (std::strcmp(argv[1], s.name) == 0) sub = &s;
+  if (sub == nullptr) {
+    return Fail(Status::InvalidArgument(std::string("unknown db subcommand '") + argv[1] +
+                                        "'; subcommands: " + SubcommandNames()));
+  }
+
+  cxxopts::Options options(std::string("crmap db ") + sub->name, sub->help);
+  // clang-format off
+  options.add_options()
+      ("db", "the tuning database (JSON Lines of measurement records)", cxxopts::value<std::string>())
+      ("w,workload", "only this workload (name or path); its fingerprints are the current ones",
+       cxxopts::value<std::string>());
+  // clang-format on
+  if (sub->has_json) options.add_options()("json", "print JSON");
+  cxxopts::ParseResult args;
+  int code = 0;
+  if (!ParseOptions(options, argc - 1, argv + 1, &args, &code)) return code;
+  Db db;
+  Status status = LoadDb(args, &db);
+  if (!status.ok()) return Fail(status);
+  return sub->run(db, sub->has_json && args.count("json"));
+}
+
+}  // namespace crmap::cli

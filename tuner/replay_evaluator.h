@@ -1,0 +1,54 @@
+// ReplayEvaluator: answers from a tuning database instead of measuring: deterministic, instant, and
+// identical for every agent, which is what comparing agents needs (experiments/agent_efficiency).
+//
+// Built from the records of one workload and space, typically an exhaustive `grid` campaign. A candidate's
+// speedup is 1 / its per-round ratio to the default config when it was measured with the default as anchor,
+// else the default's median / its median at the same dims. A candidate the database does not hold evaluates to
+// EvalStatus::kError ("not in the database") and is counted in misses(). Not thread-safe.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "agents/evaluator.h"
+#include "tuner/tuning_db.h"
+
+namespace crmap {
+
+class ReplayEvaluator : public Evaluator {
+ public:
+  ReplayEvaluator(const SearchSpace& space, const std::vector<TuningRecord>& records);
+  std::vector<Evaluation> Evaluate(const std::vector<Candidate>& candidates) override;
+
+  size_t size() const { return table_.size(); }
+  size_t misses() const { return misses_; }
+  // Shapes that have a measured default config (so speedups are defined), in DimsToText order.
+  std::vector<Dims> Shapes() const;
+  // The best speedup any recorded config reaches at `dims` (the oracle), and that config; 0 / default when
+  // nothing succeeded there.
+  double OracleSpeedup(const Dims& dims) const;
+  Config OracleConfig(const Dims& dims) const;
+  // How many distinct configs were recorded at `dims`.
+  size_t ConfigsAt(const Dims& dims) const;
+
+ private:
+  const SearchSpace& space_;
+  std::map<std::string, Evaluation> table_;  // CandidateKey -> result
+  std::map<std::string, Dims> shapes_;       // DimsToText -> dims, for shapes with a default record
+  std::map<std::string, std::pair<double, Config>> oracle_;
+  std::map<std::string, size_t> configs_at_;
+  size_t misses_ = 0;
+};
+
+}  // namespace crmap
+
+namespace crmap {
+
+// The records as (candidate, evaluation) observations in file order, with speedups computed as
+// ReplayEvaluator does: what a resumed campaign replays into its agent. Baseline rows and configs the space
+// cannot parse are left out.
+std::vector<std::pair<Candidate, Evaluation>> ObservationsFromRecords(const SearchSpace& space,
+                                                                      const std::vector<TuningRecord>& records);
+
+}  // namespace crmap
