@@ -44,6 +44,19 @@ std::optional<Config> RandomUnseenConfig(const SearchSpace& space, const SearchH
   return std::nullopt;
 }
 
+std::vector<Config> BalancedDesign(const SearchSpace& space, size_t n, std::mt19937_64& rng) {
+  std::vector<Config> design(n, space.Default());
+  for (size_t k = 0; k < space.knobs().size(); ++k) {
+    if (space.knobs()[k].scope != KnobScope::kPlan) continue;
+    const size_t values = space.knobs()[k].values.size();
+    std::vector<int> column(n);
+    for (size_t i = 0; i < n; ++i) column[i] = static_cast<int>(i % values);
+    for (size_t i = n; i > 1; --i) std::swap(column[i - 1], column[rng() % i]);  // Fisher-Yates, portable
+    for (size_t i = 0; i < n; ++i) design[i].values[k] = column[i];
+  }
+  return design;
+}
+
 size_t LeastMeasuredShape(const std::vector<Dims>& shapes, const std::map<std::string, size_t>& counts) {
   size_t best = 0;
   size_t best_count = SIZE_MAX;

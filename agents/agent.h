@@ -70,6 +70,11 @@ class SearchHistory {
 std::optional<Config> RandomUnseenConfig(const SearchSpace& space, const SearchHistory& history, const Dims& dims,
                                          std::mt19937_64& rng);
 
+// A balanced warm-up design of `n` plan configs (Latin-hypercube style): every plan knob's values appear
+// equally often across the n configs, in a random arrangement. It covers the space like random draws do, but
+// gives a learned model every knob value to learn from after one batch.
+std::vector<Config> BalancedDesign(const SearchSpace& space, size_t n, std::mt19937_64& rng);
+
 // The shape with the fewest measurements recorded via `counts` (ties: the earliest in `shapes`).
 size_t LeastMeasuredShape(const std::vector<Dims>& shapes, const std::map<std::string, size_t>& counts);
 

@@ -24,7 +24,13 @@ std::vector<Candidate> ModelAgent::Propose(size_t n) {
     ++proposed_[DimsToText(dims)];
     std::optional<Config> choice;
     bool warm = history_.measured() + out.size() >= static_cast<size_t>(options_.warmup);
-    if (warm && !explore(rng_)) {
+    if (!warm) {
+      if (warmup_design_.empty()) warmup_design_ = BalancedDesign(*context_.space, options_.warmup, rng_);
+      while (warmup_index_ < warmup_design_.size() && !choice) {
+        const Config& c = warmup_design_[warmup_index_++];
+        if (!history_.Seen({dims, c})) choice = c;
+      }
+    } else if (!explore(rng_)) {
       std::vector<Config> pool;
       for (int i = 0; i < options_.pool; ++i) {
         std::optional<Config> c = RandomUnseenConfig(*context_.space, history_, dims, rng_);

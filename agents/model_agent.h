@@ -4,7 +4,8 @@
 // log(default latency / latency) of (dims, config), i.e. log latency normalised per shape; failures count as
 // kFailureReward. For each proposal it scores a pool of unmeasured configs for the least-measured shape
 // (random draws plus the neighbours of that shape's best so far) and takes the top one; a share of proposals
-// stays random (exploration). The model retrains on every result after each batch.
+// stays random (exploration). The first proposals (warm-up) come from a balanced design (every knob value equally
+// often), so the first model sees every knob value. The model retrains after each batch.
 // Deterministic for a seed. Not thread-safe.
 #pragma once
 
@@ -20,7 +21,7 @@
 namespace crmap {
 
 struct ModelAgentOptions {
-  int warmup = 8;          // random proposals before the model is trusted
+  int warmup = 8;          // proposals from a balanced design before the model is trusted
   double explore = 0.15;   // share of random proposals after warm-up
   int pool = 128;          // random candidates scored per proposal (plus the best's neighbours)
   int epochs = 80;         // Adam steps after each batch
@@ -42,6 +43,8 @@ class ModelAgent : public Agent {
   SearchHistory history_;
   std::mt19937_64 rng_;
   std::map<std::string, size_t> proposed_;
+  std::vector<Config> warmup_design_;  // BalancedDesign of the first proposals
+  size_t warmup_index_ = 0;
 };
 
 std::unique_ptr<Agent> MakeModelAgent(const AgentContext& context);

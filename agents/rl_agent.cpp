@@ -95,12 +95,18 @@ std::vector<Candidate> RlAgent::Propose(size_t n) {
     ++proposed_[DimsToText(dims)];
     Config config;
     bool warm = history_.measured() + out.size() >= static_cast<size_t>(options_.warmup);
-    if (warm && !explore(rng_)) {
+    if (!warm) {
+      if (warmup_design_.empty()) warmup_design_ = BalancedDesign(*context_.space, options_.warmup, rng_);
+      while (warmup_index_ < warmup_design_.size() && config.values.empty()) {
+        const Config& c = warmup_design_[warmup_index_++];
+        if (!history_.Seen({dims, c})) config = c;
+      }
+    } else if (!explore(rng_)) {
       config = ScreenedPolicyChoice(dims, rng_, /*skip_seen=*/true);
     } else {
-      // Exploration: an allowed random config; every fourth one ignores the mask, so that a value masked
+      // Exploration: an allowed random config; every second one ignores the mask, so that a value masked
       // after unlucky failures (they may have come from another knob) can still prove itself.
-      KnobMask mask = (rng_() % 4 == 0) ? AllowAll(*context_.space) : Mask();
+      KnobMask mask = (rng_() % 2 == 0) ? AllowAll(*context_.space) : Mask();
       for (int tries = 0; tries < 16 && config.values.empty(); ++tries) {
         Config c = SampleAllowed(mask, rng_);
         if (!history_.Seen({dims, c})) config = c;

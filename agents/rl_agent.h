@@ -27,14 +27,14 @@
 namespace crmap {
 
 struct RlOptions {
-  int warmup = 8;                // random proposals before the networks are trusted
+  int warmup = 8;                // proposals from a balanced design before the networks are trusted
   double explore = 0.1;          // share of random proposals after warm-up
   int policy_samples = 32;       // policy samples the critic screens per proposal
-  int random_samples = 64;       // allowed random configs added to that pool
+  int random_samples = 128;      // allowed random configs added to that pool
   int critic_epochs = 80;        // Adam steps of the critic after each batch
   int policy_steps = 20;         // REINFORCE steps after each batch
   int imagined_per_shape = 16;   // critic-scored policy samples per shape per step
-  int mask_after = 3;            // failures (with no success) before a knob value is masked
+  int mask_after = 6;            // failures (with no success) before a knob value is masked
 };
 
 class RlAgent : public Agent {
@@ -69,6 +69,8 @@ class RlAgent : public Agent {
   SearchHistory history_;
   mutable std::mt19937_64 rng_;
   std::map<std::string, size_t> proposed_;  // per shape
+  std::vector<Config> warmup_design_;       // BalancedDesign of the first proposals
+  size_t warmup_index_ = 0;
   // Per knob and value: how often a measured config holding it succeeded / failed.
   std::vector<std::vector<int>> ok_count_, fail_count_;
   std::vector<PolicySample> recent_;       // observed samples of the last batch (advantage = raw reward)

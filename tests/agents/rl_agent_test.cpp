@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "agents/synthetic_evaluator.h"
 #include "tests/agents/agent_test_loop.h"
 #include "tests/test_support.h"
@@ -19,29 +21,40 @@ class RlAgentTest : public ::testing::Test {
   SearchSpace space_ = testing::MustSpace(workload_, 2);  // 216 plan configs
 };
 
-// A separable landscape where bf16 always fails: rl reaches the optimum of every shape with under a fifth of
-// the exhaustive measurements, and learns to stop proposing bf16.
+// A separable landscape where bf16 always fails and every shape has its own optimum: rl reaches each shape's
+// optimum with under a fifth of the exhaustive measurements, and learns to stop proposing bf16. Stated over
+// seeds 1-5 (an agent can be unlucky at one shape): every shape within 2% of its optimum in at least 4 of 5
+// seeds, and 0.95 of the optimum on average.
 TEST_F(RlAgentTest, FindsTheOptimumAndMasksAValueThatAlwaysFails) {
   std::vector<Dims> shapes = OneDimShapes("batch", {1, 32, 512});
   SeparableOptions options;
   options.seed = 4;
   options.failing = {{"precision", "bf16"}};
   options.per_shape = true;
-  SeparableLandscape landscape(space_, options);
-  RlAgent agent(MakeContext(workload_, space_, shapes, 3));
   const size_t budget = 120;  // 19% of 3 x 216
-  auto result = RunLoop(agent, landscape, budget);
-  EXPECT_EQ(result.duplicates, 0u);
-  EXPECT_EQ(landscape.repeated(), 0u);
-  for (const Dims& dims : shapes)
-    EXPECT_GE(testing::OracleRatio(result, landscape, dims), 0.98) << DimsToText(dims);
-
   const int precision = space_.FindKnobOfKind(KnobKind::kPrecision);
-  EXPECT_FALSE(agent.Mask()[precision][1]) << "bf16 never succeeded: it should be masked";
-  size_t late_bf16 = 0;
-  const auto& evaluated = landscape.evaluated();
-  for (size_t i = evaluated.size() / 2; i < evaluated.size(); ++i) late_bf16 += evaluated[i].config.values[precision] == 1;
-  EXPECT_LE(late_bf16, evaluated.size() / 8) << "only exploration should still try bf16";
+  std::map<std::string, int> hits;
+  double sum = 0;
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    SeparableLandscape landscape(space_, options);
+    RlAgent agent(MakeContext(workload_, space_, shapes, seed));
+    auto result = RunLoop(agent, landscape, budget);
+    EXPECT_EQ(result.duplicates, 0u);
+    EXPECT_EQ(landscape.repeated(), 0u);
+    for (const Dims& dims : shapes) {
+      double ratio = testing::OracleRatio(result, landscape, dims);
+      hits[DimsToText(dims)] += ratio >= 0.98;
+      sum += ratio;
+    }
+    EXPECT_FALSE(agent.Mask()[precision][1]) << "bf16 never succeeded: it should be masked (seed " << seed << ")";
+    size_t late_bf16 = 0;
+    const auto& evaluated = landscape.evaluated();
+    for (size_t i = evaluated.size() / 2; i < evaluated.size(); ++i)
+      late_bf16 += evaluated[i].config.values[precision] == 1;
+    EXPECT_LE(late_bf16, evaluated.size() / 8) << "only exploration should still try bf16 (seed " << seed << ")";
+  }
+  for (const Dims& dims : shapes) EXPECT_GE(hits[DimsToText(dims)], 4) << DimsToText(dims);
+  EXPECT_GE(sum / (5.0 * static_cast<double>(shapes.size())), 0.95);
 }
 
 // The optimum flips with the shape (threads=1 below batch 64, threads=2 from 64 on). Trained on some shapes,

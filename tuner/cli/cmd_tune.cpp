@@ -45,6 +45,7 @@ struct TaskSettings {
   bool resume = false;
   bool confirm = true;
   bool json = false;
+  int max_failures = -1;  // consecutive failures before the agent is stopped; -1: 48, none for grid
   SessionOptions session;  // compile options, validation, timeout
   std::string resume_hint;  // the command that continues this campaign
 };
@@ -121,6 +122,10 @@ Status RunTask(const TuneTask& task, const TaskSettings& settings, TaskReport* r
   options.batch = settings.batch;
   options.time_limit_s = settings.time_limit_s;
   options.already_measured = already;
+  // Exhaustive grid runs pass through long runs of unsupported configs (all of bf16 on AVX2) by design.
+  options.max_consecutive_failures = settings.max_failures >= 0 ? static_cast<size_t>(settings.max_failures)
+                                     : task.agent == "grid"   ? 0
+                                                              : 48;
   options.stop = &g_stop;
   ProgressLine progress(!settings.json);
   options.on_progress = [&](const CampaignProgress& p) {
@@ -162,6 +167,12 @@ Status RunTask(const TuneTask& task, const TaskSettings& settings, TaskReport* r
         if (c != space.Default()) configs.push_back(c);
       std::vector<CandidateResult> confirmed = evaluator.SessionFor(s.dims).Compare(configs, confirm);
       const CandidateResult& torch = confirmed.back();
+      if (torch.status == CandidateStatus::kOk) {
+        // The LibTorch row is a peer, not a config of the space: storing it lets `crmap db best` compare.
+        RecordContext baseline_context = record_context;
+        baseline_context.agent = "confirm";
+        CRMAP_RETURN_IF_ERROR(writer.Append(MeasurementRecordJson(workload, space, s.dims, torch, baseline_context)));
+      }
       const CandidateResult* best = nullptr;
       for (size_t i = 0; i < configs.size(); ++i) {
         const CandidateResult& r = confirmed[i];
@@ -208,7 +219,9 @@ void AddTaskSettingsOptions(cxxopts::Options& options) {
       ("seed", "seed of the agent and of the shapes drawn", cxxopts::value<uint64_t>()->default_value("1"))
       ("time-limit", "stop after this many seconds (per task)", cxxopts::value<double>()->default_value("0"))
       ("batch", "candidates measured together (interleaved) per step", cxxopts::value<int>()->default_value("8"))
-      ("no-confirm", "skip the final side-by-side run with the default and LibTorch");
+      ("no-confirm", "skip the final side-by-side run with the default and LibTorch")
+      ("max-failures", "stop the agent after this many consecutive failed measurements (0: never; default 48, "
+                       "none for grid)", cxxopts::value<int>());
 }
 
 int Finish(const std::vector<TaskReport>& reports, const TaskSettings& settings, const cxxopts::ParseResult& args) {
@@ -284,6 +297,7 @@ int RunTune(int argc, char** argv) {
   settings.confirm = args.count("no-confirm") == 0;
   settings.json = args.count("json") > 0;
   settings.session = *session;
+  if (args.count("max-failures")) settings.max_failures = std::max(0, args["max-failures"].as<int>());
   settings.campaign = args.count("campaign") ? args["campaign"].as<std::string>()
                                              : "tune-" + task.agent + "-" + std::to_string(settings.seed);
   settings.resume_hint = ResumeHint(argc, argv);
@@ -337,6 +351,7 @@ int RunCampaign(int argc, char** argv) {
   settings.confirm = spec->confirm && args.count("no-confirm") == 0;
   settings.json = args.count("json") > 0;
   settings.session = *session;
+  if (args.count("max-failures")) settings.max_failures = std::max(0, args["max-failures"].as<int>());
   settings.resume_hint = ResumeHint(argc, argv);
 
   std::signal(SIGINT, OnInterrupt);

@@ -11,5 +11,6 @@ int RunSweep(int argc, char** argv);
 int RunTune(int argc, char** argv);
 int RunCampaign(int argc, char** argv);
 int RunDb(int argc, char** argv);
+int RunReplay(int argc, char** argv);
 
 }  // namespace crmap::cli

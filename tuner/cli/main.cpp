@@ -31,6 +31,8 @@ const Command kCommands[] = {
      crmap::cli::RunTune},
     {"campaign", "run a whole campaign from a spec file (or the built-in default spec)", crmap::cli::RunCampaign},
     {"db", "inspect a tuning database: stats, best, csv", crmap::cli::RunDb},
+    {"replay", "run agents against a recorded tuning database: best-found / oracle vs measurements",
+     crmap::cli::RunReplay},
 };
 
 void PrintUsage() {
