@@ -8,6 +8,7 @@ namespace crmap {
 struct CostModel::Impl {
   Impl(size_t features, uint64_t seed, CostModelOptions options)
       : feature_count(features),
+        hidden(options.hidden),
         net([&] {
           torch::manual_seed(seed);
           return torch::nn::Sequential(torch::nn::Linear(static_cast<int64_t>(features), options.hidden),
@@ -25,6 +26,7 @@ struct CostModel::Impl {
   }
 
   size_t feature_count;
+  int hidden;
   torch::nn::Sequential net;
   torch::optim::Adam optimizer;
   std::vector<std::vector<float>> x;
@@ -63,6 +65,17 @@ std::vector<double> CostModel::Predict(const std::vector<std::vector<float>>& fe
   const float* data = out.data_ptr<float>();
   return std::vector<double>(data, data + features.size());
 }
+
+std::vector<std::vector<float>> CostModel::ExportParameters() const {
+  std::vector<std::vector<float>> out;
+  for (const auto& p : impl_->net->parameters()) {
+    torch::Tensor c = p.detach().contiguous();
+    out.emplace_back(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
+  }
+  return out;
+}
+
+int CostModel::hidden() const { return impl_->hidden; }
 
 double CostModel::TrainingLoss() const {
   if (impl_->y.empty()) return 0;

@@ -36,6 +36,10 @@ class CostModel {
   std::vector<double> Predict(const std::vector<std::vector<float>>& features) const;
   // Mean squared error on the training samples.
   double TrainingLoss() const;
+  // The three linear layers as {weights [out][in] row-major, bias} pairs: w1, b1, w2, b2, w3, b3 (the
+  // activations are ReLU), for export into a policy file.
+  std::vector<std::vector<float>> ExportParameters() const;
+  int hidden() const;
 
  private:
   struct Impl;

@@ -152,6 +152,8 @@ double PolicyNetwork::Update(const std::vector<PolicySample>& samples) {
   return loss.item<double>();
 }
 
+int PolicyNetwork::hidden() const { return impl_->options.hidden; }
+
 std::vector<std::vector<float>> PolicyNetwork::ExportParameters() const {
   std::vector<std::vector<float>> out;
   auto add = [&](const torch::Tensor& t) {

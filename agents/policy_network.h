@@ -51,8 +51,11 @@ class PolicyNetwork {
   // One gradient step of REINFORCE on the samples; returns the mean policy loss.
   double Update(const std::vector<PolicySample>& samples);
 
-  // Parameters as flat float arrays in a fixed order, for export into a policy file (a later milestone).
+  // Parameters as flat float arrays in a fixed order, for export into a policy file: trunk layer 1 weights
+  // [hidden][dims + choices] and bias, trunk layer 2 weights and bias, then per plan knob the head's weights
+  // [values][hidden] and bias (activations tanh).
   std::vector<std::vector<float>> ExportParameters() const;
+  int hidden() const;
 
  private:
   struct Impl;

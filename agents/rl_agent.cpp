@@ -9,8 +9,9 @@ RlAgent::RlAgent(const AgentContext& context, RlOptions options)
     : context_(context),
       options_(options),
       features_(*context.workload, *context.space),
-      critic_(std::make_unique<CostModel>(features_.size(), context.seed)),
-      policy_(std::make_unique<PolicyNetwork>(*context.space, features_.dim_feature_count(), context.seed + 1)),
+      critic_(std::make_unique<CostModel>(features_.size(), context.seed, CostModelOptions{options.critic_hidden})),
+      policy_(std::make_unique<PolicyNetwork>(*context.space, features_.dim_feature_count(), context.seed + 1,
+                                              PolicyOptions{options.policy_hidden})),
       history_(*context.space),
       rng_(context.seed) {
   for (const auto& knob : context.space->knobs()) {
@@ -174,6 +175,37 @@ void RlAgent::TrainPolicy() {
     for (const Dims& dims : context_.shapes) {
       std::vector<float> dims_features(features_.dim_feature_count());
       features_.EncodeDims(dims, dims_features.data());
+      std::vector<Config> configs;
+      std::vector<std::vector<float>> rows;
+      for (int i = 0; i < options_.imagined_per_shape; ++i) {
+        configs.push_back(policy_->Sample(dims_features, mask, rng_));
+        rows.push_back(features_.Encode(dims, configs.back()));
+      }
+      std::vector<double> q = critic_->Predict(rows);
+      double mean = std::accumulate(q.begin(), q.end(), 0.0) / static_cast<double>(q.size());
+      for (size_t i = 0; i < configs.size(); ++i) batch.push_back({dims_features, configs[i], q[i] - mean});
+    }
+    policy_->Update(batch);
+  }
+}
+
+void RlAgent::LearnOffline(const std::vector<std::pair<Candidate, Evaluation>>& observations,
+                           const OfflineOptions& options) {
+  for (const auto& [c, e] : observations) {
+    if (history_.Seen(c)) continue;
+    history_.Record(c, e);
+    critic_->Add(features_.Encode(c.dims, c.config), Reward(e));
+    for (size_t k = 0; k < c.config.values.size(); ++k)
+      (e.ok() ? ok_count_ : fail_count_)[k][static_cast<size_t>(c.config.values[k])]++;
+  }
+  critic_->Train(options.critic_epochs);
+  KnobMask mask = Mask();
+  for (int step = 0; step < options.policy_steps; ++step) {
+    std::vector<PolicySample> batch;
+    for (const Dims& dims : context_.shapes) {
+      std::vector<float> dims_features(features_.dim_feature_count());
+      features_.EncodeDims(dims, dims_features.data());
+      if (const Config* best = history_.BestConfig(dims)) batch.push_back({dims_features, *best, options.imitation});
       std::vector<Config> configs;
       std::vector<std::vector<float>> rows;
       for (int i = 0; i < options_.imagined_per_shape; ++i) {

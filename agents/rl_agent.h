@@ -35,6 +35,15 @@ struct RlOptions {
   int policy_steps = 20;         // REINFORCE steps after each batch
   int imagined_per_shape = 16;   // critic-scored policy samples per shape per step
   int mask_after = 6;            // failures (with no success) before a knob value is masked
+  int policy_hidden = 64;        // width of the policy's trunk
+  int critic_hidden = 64;        // width of the critic's layers
+};
+
+// Learning from a whole tuning database at once (`crmap train`), instead of batch by batch.
+struct OfflineOptions {
+  int critic_epochs = 800;
+  int policy_steps = 400;
+  double imitation = 1.0;  // advantage given to each tuned shape's best measured config
 };
 
 class RlAgent : public Agent {
@@ -51,6 +60,12 @@ class RlAgent : public Agent {
   double PredictReward(const Dims& dims, const Config& config) const;
   // More learning steps on everything observed (critic, then policy).
   void Train(int rounds);
+  // Records every observation, fits the critic on all of them, then trains the policy towards each tuned
+  // shape's best measured config (imitation) and towards what the critic predicts at every shape.
+  void LearnOffline(const std::vector<std::pair<Candidate, Evaluation>>& observations, const OfflineOptions& options);
+  const CostModel& critic() const { return *critic_; }
+  // The best measured config of a shape (nullptr if none succeeded).
+  const Config* BestMeasured(const Dims& dims) const { return history_.BestConfig(dims); }
   const PolicyNetwork& policy() const { return *policy_; }
   const FeatureSpec& features() const { return features_; }
   KnobMask Mask() const;

@@ -14,6 +14,8 @@ tables = {
     "agent_efficiency": "agent_efficiency/results/table.md",
     "rl_transfer": "agent_efficiency/results/transfer.md",
     "agent_confirmation": "agent_efficiency/results/confirmation.md",
+    "hook_latency": "hook_latency/results/table.md",
+    "policy_accuracy": "policy_accuracy/results/table.md",
 }
 path = os.path.join(here, "RESULTS.md")
 text = open(path).read()

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "search_space/feature_math.h"
+
 namespace crmap {
 
 namespace {
@@ -28,9 +30,7 @@ void FeatureSpec::EncodeDims(const Dims& dims, float* out) const {
   for (size_t i = 0; i < dim_names_.size(); ++i) {
     const FeatureInfo& f = features_[i];
     auto it = dims.find(dim_names_[i]);
-    double value = it == dims.end() ? f.lo : std::log2(static_cast<double>(std::max<int64_t>(1, it->second)));
-    double span = f.hi - f.lo;
-    out[i] = span > 0 ? static_cast<float>((value - f.lo) / span) : 0.f;
+    out[i] = it == dims.end() ? 0.f : ScaledLogDim(it->second, f.lo, f.hi);
   }
 }
 

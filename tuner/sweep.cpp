@@ -58,6 +58,8 @@ SweepResult SweepPlanSpace(MeasurementSession& session, const SearchSpace& space
   });
   std::vector<Config> finalists = {anchor};
   for (size_t i = 0; i < ranked.size() && static_cast<int>(i) < options.top; ++i) finalists.push_back(ranked[i]->config);
+  for (const Config& c : options.must_confirm)
+    if (std::find(finalists.begin(), finalists.end(), c) == finalists.end()) finalists.push_back(c);
 
   SessionOptions confirm;
   confirm.compile = options.compile;

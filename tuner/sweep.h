@@ -24,6 +24,8 @@ struct SweepOptions {
   double timeout_ms = 10000;
   bool baseline_libtorch = false;
   bool validate = true;
+  // Configs measured in the final comparison whatever their screening rank (e.g. the picks being evaluated).
+  std::vector<Config> must_confirm;
   CompileOptions compile;
   std::function<void(const std::string& stage, int done, int total)> on_progress;
 };

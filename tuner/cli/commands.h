@@ -12,5 +12,9 @@ int RunTune(int argc, char** argv);
 int RunCampaign(int argc, char** argv);
 int RunDb(int argc, char** argv);
 int RunReplay(int argc, char** argv);
+int RunTrain(int argc, char** argv);
+int RunExport(int argc, char** argv);
+int RunQuery(int argc, char** argv);
+int RunEvaluate(int argc, char** argv);
 
 }  // namespace crmap::cli

@@ -33,6 +33,11 @@ const Command kCommands[] = {
     {"db", "inspect a tuning database: stats, best, csv", crmap::cli::RunDb},
     {"replay", "run agents against a recorded tuning database: best-found / oracle vs measurements",
      crmap::cli::RunReplay},
+    {"train", "train the shape-conditioned policy on a tuning database and write a policy file", crmap::cli::RunTrain},
+    {"export", "dump a policy file as JSON", crmap::cli::RunExport},
+    {"query", "ask a policy file for a decision through the runtime hook", crmap::cli::RunQuery},
+    {"evaluate", "compile-time mapping accuracy of a policy on held-out shapes vs their oracle",
+     crmap::cli::RunEvaluate},
 };
 
 void PrintUsage() {

@@ -1,0 +1,409 @@
+// libcrmap_hook: the C API of crmap_hook.h over PolicyModel.
+//
+// Concurrency: the current policy generation (HookState) is published through an atomic pointer. Readers
+// (decide, metrics) register in one of two counters chosen by the parity of an epoch before loading the
+// pointer; reload publishes the new generation, then flips the epoch twice, each time waiting for the
+// counter of the previous parity to drain, and only then frees the old generation — the two-phase grace
+// period of userspace RCU, so no reader can still hold it. Readers take no lock and never wait.
+// The per-shape cache is a table of seqlocked slots; decision ids index a ring of predictions for observe.
+#include "tuner/hook/crmap_hook.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "tuner/hook/policy_model.h"
+
+namespace {
+
+using crmap::PolicyFile;
+using crmap::PolicyModel;
+using crmap::Status;
+using crmap::StatusCode;
+
+thread_local char g_last_error[512] = "";
+
+crmap_status Error(crmap_status status, const char* format, ...) __attribute__((format(printf, 2, 3)));
+crmap_status Error(crmap_status status, const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(g_last_error, sizeof g_last_error, format, args);
+  va_end(args);
+  return status;
+}
+
+crmap_status FromStatus(const Status& status) {
+  switch (status.code()) {
+    case StatusCode::kOk: return CRMAP_OK;
+    case StatusCode::kNotFound: return Error(CRMAP_ERR_NOT_FOUND, "%s", status.message().c_str());
+    case StatusCode::kCorruption: return Error(CRMAP_ERR_CORRUPTION, "%s", status.message().c_str());
+    case StatusCode::kInvalidArgument:
+      return Error(status.message().find("format version") != std::string::npos ? CRMAP_ERR_VERSION
+                                                                                : CRMAP_ERR_INVALID_ARGUMENT,
+                   "%s", status.message().c_str());
+    default: return Error(CRMAP_ERR_INTERNAL, "%s", status.message().c_str());
+  }
+}
+
+void AtomicAdd(std::atomic<double>& target, double value) {
+  double current = target.load(std::memory_order_relaxed);
+  while (!target.compare_exchange_weak(current, current + value, std::memory_order_relaxed)) {
+  }
+}
+
+constexpr size_t kCacheSlots = 4096;  // power of two
+constexpr size_t kCacheDims = 4;      // policies with more dims are not cached
+constexpr size_t kRingSlots = 8192;   // power of two
+
+// One cached policy answer. Written under a seqlock: seq is odd while a writer is inside.
+struct CacheSlot {
+  std::atomic<uint64_t> seq{0};
+  std::atomic<int64_t> dims[kCacheDims] = {};
+  std::atomic<uint64_t> config_id{0};
+  std::atomic<double> predicted_us{0};
+};
+
+// One loaded policy and the cache of its answers.
+struct HookState {
+  std::unique_ptr<PolicyModel> model;
+  uint64_t generation = 0;
+  std::unique_ptr<CacheSlot[]> cache{new CacheSlot[kCacheSlots]};
+
+  static size_t SlotOf(const int64_t* dims, size_t n) {
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (size_t i = 0; i < n; ++i) h = (h ^ static_cast<uint64_t>(dims[i])) * 0x100000001b3ULL;
+    return static_cast<size_t>(h ^ (h >> 29)) & (kCacheSlots - 1);
+  }
+
+  bool Lookup(const int64_t* dims, size_t n, uint64_t* id, double* predicted) const {
+    if (n > kCacheDims) return false;
+    const CacheSlot& slot = cache[SlotOf(dims, n)];
+    uint64_t s1 = slot.seq.load(std::memory_order_acquire);
+    if (s1 == 0 || (s1 & 1)) return false;
+    bool same = true;
+    for (size_t i = 0; i < n; ++i) same &= slot.dims[i].load(std::memory_order_relaxed) == dims[i];
+    uint64_t value = slot.config_id.load(std::memory_order_relaxed);
+    double p = slot.predicted_us.load(std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (slot.seq.load(std::memory_order_relaxed) != s1 || !same) return false;
+    *id = value;
+    *predicted = p;
+    return true;
+  }
+
+  void Store(const int64_t* dims, size_t n, uint64_t id, double predicted) {
+    if (n > kCacheDims) return;
+    CacheSlot& slot = cache[SlotOf(dims, n)];
+    uint64_t s = slot.seq.load(std::memory_order_relaxed);
+    if ((s & 1) || !slot.seq.compare_exchange_strong(s, s + 1, std::memory_order_acquire)) return;  // busy: skip
+    std::atomic_thread_fence(std::memory_order_release);
+    for (size_t i = 0; i < n; ++i) slot.dims[i].store(dims[i], std::memory_order_relaxed);
+    slot.config_id.store(id, std::memory_order_relaxed);
+    slot.predicted_us.store(predicted, std::memory_order_relaxed);
+    slot.seq.store(s + 2, std::memory_order_release);
+  }
+};
+
+struct RingSlot {
+  std::atomic<uint64_t> id{0};
+  std::atomic<double> predicted_us{0};
+};
+
+}  // namespace
+
+struct crmap_hook {
+  std::atomic<HookState*> current{nullptr};
+  std::atomic<uint64_t> epoch{0};
+  alignas(64) std::atomic<int64_t> readers0{0};
+  alignas(64) std::atomic<int64_t> readers1{0};
+  std::mutex reload_mutex;
+  uint64_t generations = 0;  // guarded by reload_mutex
+  std::string fallback;
+  std::string expected_workload;
+  std::string expected_space;
+  std::string workload;  // of the loaded policy: reloads must match it
+  std::string space;
+  std::vector<std::string> dim_names;  // fixed by the first policy (reloads must match)
+
+  alignas(64) std::atomic<uint64_t> next_decision{1};
+  std::atomic<uint64_t> decisions{0};
+  std::atomic<uint64_t> by_source[3] = {};
+  std::atomic<uint64_t> cache_hits{0};
+  std::atomic<uint64_t> network_evaluations{0};
+  std::atomic<uint64_t> out_of_range{0};
+  std::atomic<uint64_t> observations{0};
+  std::atomic<uint64_t> unknown_observations{0};
+  std::atomic<uint64_t> predicted_observations{0};
+  std::atomic<double> sum_abs_log_error{0};
+  std::atomic<double> sum_latency_us{0};
+  std::atomic<double> sum_queue_wait_us{0};
+  std::atomic<uint64_t> reloads{0};
+  std::unique_ptr<RingSlot[]> ring{new RingSlot[kRingSlots]};
+
+  std::atomic<int64_t>& Readers(uint64_t parity) { return parity & 1 ? readers1 : readers0; }
+
+  // Frees `old` once no reader can hold it (see the file comment).
+  void RetireAfterGracePeriod(HookState* old) {
+    for (int flip = 0; flip < 2; ++flip) {
+      uint64_t previous = epoch.fetch_add(1);
+      while (Readers(previous).load() != 0) std::this_thread::yield();
+    }
+    delete old;
+  }
+};
+
+namespace {
+
+// Registers a reader for the lifetime of one call.
+class ReadGuard {
+ public:
+  explicit ReadGuard(crmap_hook* hook) : hook_(hook) {
+    parity_ = hook->epoch.load();
+    hook->Readers(parity_).fetch_add(1);
+    state_ = hook->current.load();
+  }
+  ~ReadGuard() { hook_->Readers(parity_).fetch_sub(1); }
+  HookState* state() const { return state_; }
+
+ private:
+  crmap_hook* hook_;
+  uint64_t parity_;
+  HookState* state_;
+};
+
+// Loads and checks a policy for `hook`: expected workload/space from the options, and the dims and identity
+// of the policy already loaded (a reload may not change workloads).
+crmap_status LoadState(crmap_hook* hook, const char* path, std::unique_ptr<HookState>* out) {
+  auto file = crmap::ReadPolicyFile(path);
+  if (!file.ok()) return FromStatus(file.status());
+  if (!hook->expected_workload.empty() && file->workload != hook->expected_workload)
+    return Error(CRMAP_ERR_MISMATCH, "%s: policy for workload '%s', expected '%s'", path, file->workload.c_str(),
+                 hook->expected_workload.c_str());
+  if (!hook->expected_space.empty() && file->space_fingerprint != hook->expected_space)
+    return Error(CRMAP_ERR_MISMATCH, "%s: policy for search space %s, expected %s", path,
+                 file->space_fingerprint.c_str(), hook->expected_space.c_str());
+  if (!hook->workload.empty() && (file->workload != hook->workload || file->space_fingerprint != hook->space))
+    return Error(CRMAP_ERR_MISMATCH, "%s: policy for %s (space %s) cannot replace the loaded one for %s (space %s)",
+                 path, file->workload.c_str(), file->space_fingerprint.c_str(), hook->workload.c_str(),
+                 hook->space.c_str());
+  if (file->knobs.size() > CRMAP_HOOK_MAX_KNOBS)
+    return Error(CRMAP_ERR_CORRUPTION, "%s: %zu knobs; this hook answers at most %d", path, file->knobs.size(),
+                 CRMAP_HOOK_MAX_KNOBS);
+  auto model = PolicyModel::Create(std::move(file).value());
+  if (!model.ok()) return FromStatus(model.status().WithContext(path));
+  auto state = std::make_unique<HookState>();
+  state->model = std::move(model).value();
+  *out = std::move(state);
+  return CRMAP_OK;
+}
+
+void Publish(crmap_hook* hook, std::unique_ptr<HookState> state) {
+  const PolicyFile& f = state->model->file();
+  hook->workload = f.workload;
+  hook->space = f.space_fingerprint;
+  if (hook->dim_names.empty())
+    for (const auto& d : f.dims) hook->dim_names.push_back(d.name);
+  state->generation = ++hook->generations;
+  HookState* old = hook->current.exchange(state.release());
+  if (old) hook->RetireAfterGracePeriod(old);
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* crmap_status_name(crmap_status status) {
+  switch (status) {
+    case CRMAP_OK: return "ok";
+    case CRMAP_ERR_INVALID_ARGUMENT: return "invalid argument";
+    case CRMAP_ERR_NOT_FOUND: return "not found";
+    case CRMAP_ERR_CORRUPTION: return "corruption";
+    case CRMAP_ERR_VERSION: return "unsupported version";
+    case CRMAP_ERR_MISMATCH: return "workload or space mismatch";
+    case CRMAP_ERR_INTERNAL: return "internal error";
+  }
+  return "unknown status";
+}
+
+const char* crmap_hook_last_error(void) { return g_last_error; }
+
+crmap_status crmap_hook_open(const char* policy_path, const crmap_open_options* options, crmap_hook** hook) {
+  if (!hook) return Error(CRMAP_ERR_INVALID_ARGUMENT, "crmap_hook_open: hook is NULL");
+  *hook = nullptr;
+  std::unique_ptr<crmap_hook> created;
+  try {
+    created = std::make_unique<crmap_hook>();
+    if (options && options->expected_workload) created->expected_workload = options->expected_workload;
+    if (options && options->expected_space_fingerprint) created->expected_space = options->expected_space_fingerprint;
+    if (options && options->fallback_config) created->fallback = options->fallback_config;
+    if (created->fallback.size() >= CRMAP_HOOK_CONFIG_CAPACITY)
+      return Error(CRMAP_ERR_INVALID_ARGUMENT, "fallback config longer than %d bytes", CRMAP_HOOK_CONFIG_CAPACITY - 1);
+    crmap_status status = CRMAP_ERR_INVALID_ARGUMENT;
+    std::unique_ptr<HookState> state;
+    if (!policy_path) {
+      Error(CRMAP_ERR_INVALID_ARGUMENT, "crmap_hook_open: policy path is NULL");
+    } else {
+      status = LoadState(created.get(), policy_path, &state);
+    }
+    if (status == CRMAP_OK) {
+      std::lock_guard<std::mutex> lock(created->reload_mutex);
+      Publish(created.get(), std::move(state));
+      *hook = created.release();
+      return CRMAP_OK;
+    }
+    if (!created->fallback.empty()) *hook = created.release();  // answers with the fallback config
+    return status;
+  } catch (const std::exception& e) {
+    return Error(CRMAP_ERR_INTERNAL, "crmap_hook_open: %s", e.what());
+  }
+}
+
+size_t crmap_hook_dim_count(const crmap_hook* hook) { return hook ? hook->dim_names.size() : 0; }
+
+const char* crmap_hook_dim_name(const crmap_hook* hook, size_t index) {
+  return hook && index < hook->dim_names.size() ? hook->dim_names[index].c_str() : nullptr;
+}
+
+crmap_status crmap_hook_decide(crmap_hook* hook, const int64_t* dims, size_t dim_count,
+                               const crmap_telemetry* telemetry, crmap_decision* decision) {
+  (void)telemetry;
+  if (!hook || !decision || (dim_count && !dims))
+    return Error(CRMAP_ERR_INVALID_ARGUMENT, "crmap_hook_decide: NULL hook, dims or decision");
+  ReadGuard guard(hook);
+  HookState* state = guard.state();
+  decision->propensity = 1.0;
+  if (!state) {
+    std::memcpy(decision->config, hook->fallback.c_str(), hook->fallback.size() + 1);
+    decision->knob_count = 0;
+    decision->predicted_latency_us = 0;
+    decision->source = CRMAP_SOURCE_FALLBACK;
+    decision->decision_id = hook->next_decision.fetch_add(1, std::memory_order_relaxed);
+    hook->decisions.fetch_add(1, std::memory_order_relaxed);
+    hook->by_source[CRMAP_SOURCE_FALLBACK].fetch_add(1, std::memory_order_relaxed);
+    return CRMAP_OK;
+  }
+  const PolicyModel& model = *state->model;
+  const PolicyFile& file = model.file();
+  if (dim_count != model.dim_count())
+    return Error(CRMAP_ERR_INVALID_ARGUMENT, "crmap_hook_decide: %zu dims given, the policy has %zu", dim_count,
+                 model.dim_count());
+  bool in_range = true;
+  for (size_t i = 0; i < dim_count; ++i) {
+    if (dims[i] < 1)
+      return Error(CRMAP_ERR_INVALID_ARGUMENT, "crmap_hook_decide: dim '%s' = %lld; dims must be >= 1",
+                   file.dims[i].name.c_str(), static_cast<long long>(dims[i]));
+    in_range &= dims[i] >= file.dims[i].min && dims[i] <= file.dims[i].max;
+  }
+  uint32_t config[CRMAP_HOOK_MAX_KNOBS];
+  double predicted = 0;
+  int32_t source = CRMAP_SOURCE_POLICY;
+  long entry = model.FindTableEntry(dims);
+  uint64_t id = 0;
+  if (entry >= 0) {
+    const crmap::TableEntry& e = file.table[static_cast<size_t>(entry)];
+    std::copy(e.config.begin(), e.config.end(), config);
+    predicted = e.median_us;
+    source = CRMAP_SOURCE_TABLE;
+  } else if (state->Lookup(dims, dim_count, &id, &predicted)) {
+    model.ConfigFromId(id, config);
+    hook->cache_hits.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    model.Decide(dims, config);
+    predicted = model.PredictLatencyUs(dims, config);
+    state->Store(dims, dim_count, model.ConfigId(config), predicted);
+    hook->network_evaluations.fetch_add(1, std::memory_order_relaxed);
+  }
+  if (model.FormatConfig(config, decision->config, sizeof decision->config) == 0)
+    return Error(CRMAP_ERR_INTERNAL, "crmap_hook_decide: config string longer than %d bytes",
+                 CRMAP_HOOK_CONFIG_CAPACITY - 1);
+  decision->knob_count = static_cast<int32_t>(model.knob_count());
+  for (size_t k = 0; k < model.knob_count(); ++k) decision->values[k] = static_cast<int32_t>(config[k]);
+  decision->predicted_latency_us = predicted;
+  decision->source = source;
+  decision->decision_id = hook->next_decision.fetch_add(1, std::memory_order_relaxed);
+  RingSlot& slot = hook->ring[decision->decision_id & (kRingSlots - 1)];
+  slot.predicted_us.store(predicted, std::memory_order_relaxed);
+  slot.id.store(decision->decision_id, std::memory_order_release);
+  hook->decisions.fetch_add(1, std::memory_order_relaxed);
+  hook->by_source[source].fetch_add(1, std::memory_order_relaxed);
+  if (!in_range) hook->out_of_range.fetch_add(1, std::memory_order_relaxed);
+  return CRMAP_OK;
+}
+
+crmap_status crmap_hook_observe(crmap_hook* hook, uint64_t decision_id, double latency_us, double queue_wait_us) {
+  if (!hook) return Error(CRMAP_ERR_INVALID_ARGUMENT, "crmap_hook_observe: hook is NULL");
+  if (!(latency_us >= 0) || !(queue_wait_us >= 0) || !std::isfinite(latency_us) || !std::isfinite(queue_wait_us))
+    return Error(CRMAP_ERR_INVALID_ARGUMENT, "crmap_hook_observe: latency and queue wait must be finite and >= 0");
+  const RingSlot& slot = hook->ring[decision_id & (kRingSlots - 1)];
+  double predicted = slot.predicted_us.load(std::memory_order_relaxed);
+  if (decision_id == 0 || slot.id.load(std::memory_order_acquire) != decision_id ||
+      slot.predicted_us.load(std::memory_order_relaxed) != predicted) {
+    hook->unknown_observations.fetch_add(1, std::memory_order_relaxed);
+    return Error(CRMAP_ERR_INVALID_ARGUMENT, "crmap_hook_observe: decision %llu is unknown or too old",
+                 static_cast<unsigned long long>(decision_id));
+  }
+  hook->observations.fetch_add(1, std::memory_order_relaxed);
+  AtomicAdd(hook->sum_latency_us, latency_us);
+  AtomicAdd(hook->sum_queue_wait_us, queue_wait_us);
+  if (predicted > 0 && latency_us > 0) {
+    hook->predicted_observations.fetch_add(1, std::memory_order_relaxed);
+    AtomicAdd(hook->sum_abs_log_error, std::fabs(std::log(latency_us / predicted)));
+  }
+  return CRMAP_OK;
+}
+
+crmap_status crmap_hook_metrics(const crmap_hook* hook, crmap_metrics* metrics) {
+  if (!hook || !metrics) return Error(CRMAP_ERR_INVALID_ARGUMENT, "crmap_hook_metrics: NULL hook or metrics");
+  crmap_hook* h = const_cast<crmap_hook*>(hook);
+  metrics->decisions = h->decisions.load();
+  for (int s = 0; s < 3; ++s) metrics->by_source[s] = h->by_source[s].load();
+  metrics->cache_hits = h->cache_hits.load();
+  metrics->network_evaluations = h->network_evaluations.load();
+  metrics->out_of_range = h->out_of_range.load();
+  metrics->observations = h->observations.load();
+  metrics->unknown_observations = h->unknown_observations.load();
+  uint64_t predicted = h->predicted_observations.load();
+  metrics->mean_abs_log_error = predicted ? h->sum_abs_log_error.load() / static_cast<double>(predicted) : 0;
+  metrics->mean_latency_us = metrics->observations ? h->sum_latency_us.load() / metrics->observations : 0;
+  metrics->mean_queue_wait_us = metrics->observations ? h->sum_queue_wait_us.load() / metrics->observations : 0;
+  metrics->reloads = h->reloads.load();
+  ReadGuard guard(h);
+  metrics->policy_generation = guard.state() ? guard.state()->generation : 0;
+  return CRMAP_OK;
+}
+
+crmap_status crmap_hook_reload(crmap_hook* hook, const char* policy_path) {
+  if (!hook || !policy_path) return Error(CRMAP_ERR_INVALID_ARGUMENT, "crmap_hook_reload: NULL hook or path");
+  try {
+    std::lock_guard<std::mutex> lock(hook->reload_mutex);
+    std::unique_ptr<HookState> state;
+    crmap_status status = LoadState(hook, policy_path, &state);
+    if (status != CRMAP_OK) return status;
+    if (!hook->dim_names.empty()) {
+      const auto& dims = state->model->file().dims;
+      bool same = dims.size() == hook->dim_names.size();
+      for (size_t i = 0; same && i < dims.size(); ++i) same = dims[i].name == hook->dim_names[i];
+      if (!same) return Error(CRMAP_ERR_MISMATCH, "%s: its dims differ from the loaded policy's", policy_path);
+    }
+    Publish(hook, std::move(state));
+    hook->reloads.fetch_add(1);
+    return CRMAP_OK;
+  } catch (const std::exception& e) {
+    return Error(CRMAP_ERR_INTERNAL, "crmap_hook_reload: %s", e.what());
+  }
+}
+
+void crmap_hook_close(crmap_hook* hook) {
+  if (!hook) return;
+  delete hook->current.exchange(nullptr);
+  delete hook;
+}
+
+}  // extern "C"

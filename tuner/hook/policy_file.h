@@ -1,0 +1,135 @@
+// Policy file: a learned mapping policy as crmap's own self-contained, versioned, checksummed binary format
+// (docs/policy-format.md). Written by `crmap train`, read by the runtime hook (libcrmap_hook), which must not
+// need the workload files, LibTorch or oneDNN: the file carries everything — the knobs with their value names,
+// the dims with their ranges, the feature spec, the policy and critic weights, the table of tuned shapes, the
+// fallback config, the host it was tuned on and how it was trained.
+//
+// Layout: magic "CRMAPPOL", u32 format version, u32 flags (0), u64 payload length, payload, u64 FNV-1a checksum
+// of everything before it. All integers little-endian; floats IEEE-754 binary32, strings u32 length + bytes,
+// arrays u32 count + items. DecodePolicyFile returns Corruption for any truncated, oversized or inconsistent
+// input (never reads out of bounds, never allocates more than the input could hold), InvalidArgument for a
+// format version it does not read. Pure functions; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+
+namespace crmap {
+
+constexpr char kPolicyMagic[8] = {'C', 'R', 'M', 'A', 'P', 'P', 'O', 'L'};
+constexpr uint32_t kPolicyFormatVersion = 1;
+
+// Limits a decoder enforces before allocating: a file claiming more is corrupt.
+constexpr uint32_t kMaxPolicyString = 4096;
+constexpr uint32_t kMaxPolicyDims = 8;
+constexpr uint32_t kMaxPolicyKnobs = 64;
+constexpr uint32_t kMaxKnobValues = 64;
+constexpr uint32_t kMaxHidden = 1024;
+constexpr uint32_t kMaxLayerInputs = 8192;
+constexpr uint32_t kMaxTableEntries = 1000000;
+
+struct PolicyDim {
+  std::string name;
+  int64_t min = 1;
+  int64_t max = 1;
+};
+
+struct PolicyKnob {
+  std::string name;
+  bool plan = true;  // false: a runtime knob (batching, placement), always answered with its default
+  std::vector<std::string> values;
+  uint32_t default_index = 0;
+};
+
+// One feature of the feature spec: "dim.<name>" (log-scaled, lo/hi = log2 of the range) or
+// "knob.<name>=<value>" (one-hot). The loader checks the spec against the dims and knobs.
+struct PolicyFeature {
+  std::string name;
+  double lo = 0;
+  double hi = 1;
+};
+
+// y = W x + b, W row-major [out][in].
+struct DenseLayer {
+  uint32_t in = 0;
+  uint32_t out = 0;
+  std::vector<float> weights;
+  std::vector<float> bias;
+};
+
+// The autoregressive factorised policy (agents/policy_network.h): trunk tanh(L2(tanh(L1([dims, one-hot of
+// choices so far])))), one head per plan knob, plan knobs decided in order.
+struct PolicyNetworkWeights {
+  DenseLayer trunk1;
+  DenseLayer trunk2;
+  std::vector<DenseLayer> heads;  // one per plan knob, in knob order
+};
+
+// The critic (agents/cost_model.h): relu MLP over the full feature vector -> predicted log speedup over the
+// default config.
+struct CriticWeights {
+  DenseLayer layer1;
+  DenseLayer layer2;
+  DenseLayer layer3;
+};
+
+struct TableEntry {
+  std::vector<int64_t> dims;      // in the order of PolicyFile::dims
+  std::vector<uint32_t> config;   // one value index per knob
+  float median_us = 0;
+  float p99_us = 0;
+  float speedup = 0;              // over the default config at that shape, measured side by side
+};
+
+struct PolicyHost {
+  std::string cpu;
+  std::string isa;
+  std::string onednn_version;
+  uint32_t cores = 0;
+};
+
+struct TrainingInfo {
+  std::string db_path;
+  std::string db_digest;     // FNV-1a 64 of the database file, hex
+  std::string date;          // UTC ISO 8601
+  std::string crmap_version;
+  uint64_t records_used = 0;
+  uint64_t seed = 0;
+};
+
+struct PolicyFile {
+  std::string workload;
+  std::string workload_fingerprint;
+  std::string space_fingerprint;
+  std::vector<PolicyDim> dims;
+  std::vector<PolicyKnob> knobs;
+  std::vector<PolicyFeature> features;
+  std::vector<std::vector<uint8_t>> mask;  // [knob][value]: 1 = the policy may choose it
+  PolicyNetworkWeights policy;
+  CriticWeights critic;
+  std::vector<float> latency_model;  // log(default latency, us) = sum_i w_i * dim_feature_i + w_last
+  std::vector<TableEntry> table;
+  std::vector<uint32_t> fallback;    // one value index per knob
+  PolicyHost host;
+  TrainingInfo training;
+};
+
+std::string EncodePolicyFile(const PolicyFile& file);
+Result<PolicyFile> DecodePolicyFile(std::string_view bytes);
+// Internal consistency: the feature spec matches dims and knobs, every layer fits the next, every index is in
+// range, every weight finite. DecodePolicyFile runs it; EncodePolicyFile callers should too.
+Status ValidatePolicyFile(const PolicyFile& file);
+
+// Reads and decodes; NotFound for a missing file (the message names it).
+Result<PolicyFile> ReadPolicyFile(const std::string& path);
+// Encodes and writes through a temporary file and rename(2).
+Status WritePolicyFile(const std::string& path, const PolicyFile& file);
+
+// The canonical config string ("knob=value;...") of value indices under `knobs`.
+std::string PolicyConfigString(const std::vector<PolicyKnob>& knobs, const std::vector<uint32_t>& config);
+
+}  // namespace crmap

@@ -1,0 +1,218 @@
+#include "tuner/policy_trainer.h"
+
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "agents/rl_agent.h"
+#include "common/hash.h"
+#include "datasets/catalog.h"
+#include "search_space/features.h"
+#include "tuner/hook/policy_model.h"
+#include "tuner/measurement_record.h"
+#include "tuner/replay_evaluator.h"
+
+namespace crmap {
+
+namespace {
+
+// Speedups over the default per config and shape (ok records), and the configs that failed anywhere.
+struct Scores {
+  std::map<std::string, std::map<std::string, double>> speedup;  // config -> shape -> speedup
+  std::map<std::string, Config> configs;
+  std::set<std::string> failed;
+};
+
+Scores Collect(const SearchSpace& space, const std::vector<TuningRecord>& records) {
+  Scores scores;
+  for (const auto& [candidate, evaluation] : ObservationsFromRecords(space, records)) {
+    std::string key = space.ToString(candidate.config);
+    scores.configs.emplace(key, candidate.config);
+    if (evaluation.ok() && evaluation.speedup > 0)
+      scores.speedup[key].emplace(DimsToText(candidate.dims), evaluation.speedup);
+    else
+      scores.failed.insert(key);
+  }
+  return scores;
+}
+
+// The candidate configs measured ok at every shape and never failing, each with its speedups.
+template <typename Score>
+Config BestEverywhere(const SearchSpace& space, const std::vector<TuningRecord>& records, const std::vector<Dims>& shapes,
+                      Score score) {
+  Scores scores = Collect(space, records);
+  Config best = space.Default();
+  double best_score = -1e300;
+  for (const auto& [key, by_shape] : scores.speedup) {
+    if (scores.failed.count(key)) continue;
+    std::vector<double> values;
+    for (const Dims& dims : shapes) {
+      auto it = by_shape.find(DimsToText(dims));
+      if (it == by_shape.end()) break;
+      values.push_back(it->second);
+    }
+    if (values.size() != shapes.size()) continue;
+    double s = score(values);
+    if (s > best_score) {
+      best_score = s;
+      best = scores.configs.at(key);
+    }
+  }
+  return best;
+}
+
+DenseLayer Layer(const std::vector<float>& weights, const std::vector<float>& bias) {
+  DenseLayer layer;
+  layer.out = static_cast<uint32_t>(bias.size());
+  layer.in = layer.out ? static_cast<uint32_t>(weights.size() / layer.out) : 0;
+  layer.weights = weights;
+  layer.bias = bias;
+  return layer;
+}
+
+// Least squares with a small ridge: log(default latency) ~ w . dim features + b.
+std::vector<float> FitLatencyModel(const std::vector<std::vector<float>>& x, const std::vector<double>& y) {
+  const size_t n = x.empty() ? 0 : x[0].size() + 1;
+  std::vector<std::vector<double>> a(n, std::vector<double>(n + 1, 0.0));
+  for (size_t r = 0; r < x.size(); ++r) {
+    std::vector<double> row(x[r].begin(), x[r].end());
+    row.push_back(1.0);
+    for (size_t i = 0; i < n; ++i) {
+      for (size_t j = 0; j < n; ++j) a[i][j] += row[i] * row[j];
+      a[i][n] += row[i] * y[r];
+    }
+  }
+  for (size_t i = 0; i < n; ++i) a[i][i] += 1e-3;
+  for (size_t c = 0; c < n; ++c) {  // Gauss-Jordan with partial pivoting
+    size_t pivot = c;
+    for (size_t r = c + 1; r < n; ++r)
+      if (std::fabs(a[r][c]) > std::fabs(a[pivot][c])) pivot = r;
+    std::swap(a[c], a[pivot]);
+    for (size_t r = 0; r < n; ++r) {
+      if (r == c || a[c][c] == 0) continue;
+      double f = a[r][c] / a[c][c];
+      for (size_t k = c; k <= n; ++k) a[r][k] -= f * a[c][k];
+    }
+  }
+  std::vector<float> w(n);
+  for (size_t i = 0; i < n; ++i) w[i] = a[i][i] != 0 ? static_cast<float>(a[i][n] / a[i][i]) : 0.f;
+  return w;
+}
+
+}  // namespace
+
+Config ChooseFallback(const SearchSpace& space, const std::vector<TuningRecord>& records,
+                      const std::vector<Dims>& shapes) {
+  return BestEverywhere(space, records, shapes, [](const std::vector<double>& v) {
+    double worst = v[0];
+    for (double s : v) worst = std::min(worst, s);
+    return worst;
+  });
+}
+
+Config ChooseStaticPlan(const SearchSpace& space, const std::vector<TuningRecord>& records,
+                        const std::vector<Dims>& shapes) {
+  return BestEverywhere(space, records, shapes, [](const std::vector<double>& v) {
+    double sum = 0;
+    for (double s : v) sum += std::log(s);
+    return sum;
+  });
+}
+
+Result<PolicyFile> TrainPolicy(const Workload& workload, const SearchSpace& space,
+                               const std::vector<TuningRecord>& records, const TrainOptions& options,
+                               TrainReport* report) {
+  std::vector<std::pair<Candidate, Evaluation>> observations = ObservationsFromRecords(space, records);
+  ReplayEvaluator replay(space, records);
+  std::vector<Dims> shapes = replay.Shapes();
+  if (shapes.empty())
+    return Status::InvalidArgument("no shape of workload '" + workload.name() + "' has a measured default config in "
+                                   "the database: run a campaign (crmap tune) first");
+  if (options.hidden < 1 || options.hidden > static_cast<int>(kMaxHidden))
+    return Status::InvalidArgument("hidden size must be in [1, " + std::to_string(kMaxHidden) + "]");
+
+  RlOptions rl_options;
+  rl_options.policy_hidden = options.hidden;
+  rl_options.critic_hidden = options.hidden;
+  RlAgent agent({&workload, &space, shapes, options.seed}, rl_options);
+  OfflineOptions offline;
+  offline.critic_epochs = options.critic_epochs;
+  offline.policy_steps = options.policy_steps;
+  agent.LearnOffline(observations, offline);
+
+  PolicyFile file;
+  file.workload = workload.name();
+  file.workload_fingerprint = workload.fingerprint();
+  file.space_fingerprint = space.fingerprint();
+  for (const auto& [name, range] : workload.dims()) file.dims.push_back({name, range.min, range.max});
+  for (const auto& knob : space.knobs())
+    file.knobs.push_back({knob.name, knob.scope == KnobScope::kPlan, knob.values,
+                          static_cast<uint32_t>(knob.default_index)});
+  const FeatureSpec& features = agent.features();
+  for (const auto& f : features.features()) file.features.push_back({f.name, f.lo, f.hi});
+  for (const auto& row : agent.Mask()) file.mask.emplace_back(row.begin(), row.end());
+
+  std::vector<std::vector<float>> policy = agent.policy().ExportParameters();
+  if (policy.size() < 4) return Status::Internal("unexpected policy network layout");
+  file.policy.trunk1 = Layer(policy[0], policy[1]);
+  file.policy.trunk2 = Layer(policy[2], policy[3]);
+  for (size_t i = 4; i + 1 < policy.size(); i += 2) file.policy.heads.push_back(Layer(policy[i], policy[i + 1]));
+  std::vector<std::vector<float>> critic = agent.critic().ExportParameters();
+  if (critic.size() != 6) return Status::Internal("unexpected critic layout");
+  file.critic.layer1 = Layer(critic[0], critic[1]);
+  file.critic.layer2 = Layer(critic[2], critic[3]);
+  file.critic.layer3 = Layer(critic[4], critic[5]);
+
+  // The table of tuned shapes and the latency model of the default config.
+  std::vector<std::vector<float>> x;
+  std::vector<double> y;
+  for (const Dims& dims : shapes) {
+    Config best = replay.OracleConfig(dims);
+    Evaluation e = replay.Evaluate({{dims, best}})[0];
+    Evaluation d = replay.Evaluate({{dims, space.Default()}})[0];
+    TableEntry entry;
+    for (const auto& [name, value] : dims) entry.dims.push_back(value);
+    for (int v : best.values) entry.config.push_back(static_cast<uint32_t>(v));
+    entry.median_us = static_cast<float>(e.median_us);
+    entry.p99_us = static_cast<float>(e.p99_us);
+    entry.speedup = static_cast<float>(e.speedup);
+    file.table.push_back(entry);
+    if (d.ok() && d.median_us > 0) {
+      std::vector<float> f(features.dim_feature_count());
+      features.EncodeDims(dims, f.data());
+      x.push_back(f);
+      y.push_back(std::log(d.median_us));
+    }
+  }
+  file.latency_model = FitLatencyModel(x, y);
+  Config fallback = ChooseFallback(space, records, shapes);
+  for (int v : fallback.values) file.fallback.push_back(static_cast<uint32_t>(v));
+
+  const TuningRecord& first = records.front();
+  file.host = {first.host_cpu, first.host_isa, first.host_onednn, static_cast<uint32_t>(std::max(0, first.host_cores))};
+  file.training.db_path = options.db_path;
+  auto db_text = ReadFileText(options.db_path);
+  file.training.db_digest = db_text.ok() ? HexDigest(Fnv1a64(*db_text)) : "";
+  file.training.date = UtcTimestamp();
+  file.training.crmap_version = CRMAP_VERSION_STRING;
+  file.training.records_used = observations.size();
+  file.training.seed = options.seed;
+  CRMAP_RETURN_IF_ERROR(ValidatePolicyFile(file).WithContext("trained policy"));
+
+  if (report) {
+    report->records = observations.size();
+    report->shapes = shapes.size();
+    report->critic_loss = agent.critic().TrainingLoss();
+    report->fallback = space.ToString(fallback);
+    CRMAP_ASSIGN_OR_RETURN(auto model, PolicyModel::Create(file));
+    report->policy_agrees = 0;
+    for (const auto& entry : file.table) {
+      std::vector<uint32_t> decided(file.knobs.size());
+      model->Decide(entry.dims.data(), decided.data());
+      report->policy_agrees += decided == entry.config;
+    }
+  }
+  return file;
+}
+
+}  // namespace crmap

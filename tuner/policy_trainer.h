@@ -1,0 +1,51 @@
+// Policy trainer: a tuning database in, a policy file out (`crmap train`).
+//
+// Data flow: the database's records of one workload and space -> observations -> the rl agent learns them
+// offline (critic on every record, then the policy towards each tuned shape's best config and the critic's
+// view of every shape) -> PolicyFile: the knobs, dims and feature spec of the space, the policy and critic
+// weights, the learned mask, a latency model of the default config by shape (least squares on the tuned
+// shapes), the table of tuned shapes with their best measured config, a fallback config, the host the
+// database was measured on, and training metadata. Deterministic for a seed. Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/workload.h"
+#include "search_space/search_space.h"
+#include "tuner/hook/policy_file.h"
+#include "tuner/tuning_db.h"
+
+namespace crmap {
+
+struct TrainOptions {
+  uint64_t seed = 1;
+  int critic_epochs = 800;
+  int policy_steps = 400;
+  int hidden = 32;  // width of the exported networks (the hook's decide cost grows with it)
+  std::string db_path;  // recorded in the training metadata
+};
+
+struct TrainReport {
+  size_t records = 0;        // records used
+  size_t shapes = 0;         // tuned shapes (with a measured default config)
+  double critic_loss = 0;    // mean squared error on the records
+  size_t policy_agrees = 0;  // tuned shapes where the policy's greedy config is the table's best
+  std::string fallback;      // the fallback config's canonical string
+};
+
+// The fallback: among configs measured ok at every tuned shape (and never failing anywhere), the one with the
+// best worst-case speedup over the default; the default config when no other qualifies.
+Config ChooseFallback(const SearchSpace& space, const std::vector<TuningRecord>& records, const std::vector<Dims>& shapes);
+
+// The static plan: among configs measured ok at every tuned shape, the best geometric-mean speedup (what one
+// config for the whole distribution, as a TensorRT optimisation profile has, would be).
+Config ChooseStaticPlan(const SearchSpace& space, const std::vector<TuningRecord>& records,
+                        const std::vector<Dims>& shapes);
+
+Result<PolicyFile> TrainPolicy(const Workload& workload, const SearchSpace& space,
+                               const std::vector<TuningRecord>& records, const TrainOptions& options,
+                               TrainReport* report);
+
+}  // namespace crmap
