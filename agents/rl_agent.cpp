@@ -158,6 +158,20 @@ void RlAgent::Train(int rounds) {
   }
 }
 
+void RlAgent::AddImaginedSamples(const Dims& dims, const KnobMask& mask, std::vector<PolicySample>* batch) {
+  std::vector<float> dims_features(features_.dim_feature_count());
+  features_.EncodeDims(dims, dims_features.data());
+  std::vector<Config> configs;
+  std::vector<std::vector<float>> rows;
+  for (int i = 0; i < options_.imagined_per_shape; ++i) {
+    configs.push_back(policy_->Sample(dims_features, mask, rng_));
+    rows.push_back(features_.Encode(dims, configs.back()));
+  }
+  std::vector<double> q = critic_->Predict(rows);
+  double mean = std::accumulate(q.begin(), q.end(), 0.0) / static_cast<double>(q.size());
+  for (size_t i = 0; i < configs.size(); ++i) batch->push_back({dims_features, configs[i], q[i] - mean});
+}
+
 void RlAgent::TrainPolicy() {
   if (critic_->samples() < static_cast<size_t>(std::max(1, options_.warmup / 2))) return;
   KnobMask mask = Mask();
@@ -172,19 +186,7 @@ void RlAgent::TrainPolicy() {
     std::vector<PolicySample> batch = observed;
     // Critic-scored policy samples for every campaign shape: what spreads learning across shapes, including
     // shapes with few measurements.
-    for (const Dims& dims : context_.shapes) {
-      std::vector<float> dims_features(features_.dim_feature_count());
-      features_.EncodeDims(dims, dims_features.data());
-      std::vector<Config> configs;
-      std::vector<std::vector<float>> rows;
-      for (int i = 0; i < options_.imagined_per_shape; ++i) {
-        configs.push_back(policy_->Sample(dims_features, mask, rng_));
-        rows.push_back(features_.Encode(dims, configs.back()));
-      }
-      std::vector<double> q = critic_->Predict(rows);
-      double mean = std::accumulate(q.begin(), q.end(), 0.0) / static_cast<double>(q.size());
-      for (size_t i = 0; i < configs.size(); ++i) batch.push_back({dims_features, configs[i], q[i] - mean});
-    }
+    for (const Dims& dims : context_.shapes) AddImaginedSamples(dims, mask, &batch);
     policy_->Update(batch);
   }
 }
@@ -203,18 +205,12 @@ void RlAgent::LearnOffline(const std::vector<std::pair<Candidate, Evaluation>>& 
   for (int step = 0; step < options.policy_steps; ++step) {
     std::vector<PolicySample> batch;
     for (const Dims& dims : context_.shapes) {
-      std::vector<float> dims_features(features_.dim_feature_count());
-      features_.EncodeDims(dims, dims_features.data());
-      if (const Config* best = history_.BestConfig(dims)) batch.push_back({dims_features, *best, options.imitation});
-      std::vector<Config> configs;
-      std::vector<std::vector<float>> rows;
-      for (int i = 0; i < options_.imagined_per_shape; ++i) {
-        configs.push_back(policy_->Sample(dims_features, mask, rng_));
-        rows.push_back(features_.Encode(dims, configs.back()));
+      if (const Config* best = history_.BestConfig(dims)) {
+        std::vector<float> dims_features(features_.dim_feature_count());
+        features_.EncodeDims(dims, dims_features.data());
+        batch.push_back({dims_features, *best, options.imitation});
       }
-      std::vector<double> q = critic_->Predict(rows);
-      double mean = std::accumulate(q.begin(), q.end(), 0.0) / static_cast<double>(q.size());
-      for (size_t i = 0; i < configs.size(); ++i) batch.push_back({dims_features, configs[i], q[i] - mean});
+      AddImaginedSamples(dims, mask, &batch);
     }
     policy_->Update(batch);
   }

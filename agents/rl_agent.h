@@ -75,6 +75,8 @@ class RlAgent : public Agent {
   bool Allowed(const Config& config, const KnobMask& mask) const;
   Config SampleAllowed(const KnobMask& mask, std::mt19937_64& rng) const;
   void TrainPolicy();
+  // Policy samples for `dims`, each with the critic's predicted reward minus the mean over the samples.
+  void AddImaginedSamples(const Dims& dims, const KnobMask& mask, std::vector<PolicySample>* batch);
 
   AgentContext context_;
   RlOptions options_;

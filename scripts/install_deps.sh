@@ -7,6 +7,7 @@ packages=(
   libdnnl-dev libtorch-dev libopenblas0-openmp
   libspdlog-dev libcxxopts-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  clang-14 libclang-rt-14-dev  # the policy loader fuzzer (libFuzzer, tests/CMakeLists.txt)
   python3 python3-matplotlib
 )
 

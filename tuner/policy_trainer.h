@@ -5,7 +5,8 @@
 // view of every shape) -> PolicyFile: the knobs, dims and feature spec of the space, the policy and critic
 // weights, the learned mask, a latency model of the default config by shape (least squares on the tuned
 // shapes), the table of tuned shapes with their best measured config, a fallback config, the host the
-// database was measured on, and training metadata. Deterministic for a seed. Not thread-safe.
+// database was measured on, and training metadata. Deterministic for a seed when LibTorch runs on one thread
+// (OMP_NUM_THREADS=1); with more, reductions may differ in the last bits between runs. Not thread-safe.
 #pragma once
 
 #include <cstdint>

@@ -3,10 +3,12 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <thread>
 #include <unistd.h>
 
 #include <spdlog/spdlog.h>
 
+#include "common/atomic_file.h"
 #include "common/json_fields.h"
 #include "datasets/catalog.h"
 
@@ -73,24 +75,17 @@ Result<Target> LoadTarget(const cxxopts::ParseResult& args) {
   return Target{std::move(workload), std::move(space), std::move(dims)};
 }
 
-Status WriteFileAtomically(const std::string& path, const std::string& text) {
-  std::string temporary = path + ".tmp." + std::to_string(getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) return Status::InvalidArgument("cannot write " + path + " (cannot create " + temporary + ")");
-    out << text;
-    out.flush();
-    if (!out) {
-      std::remove(temporary.c_str());
-      return Status::Internal("failed writing " + temporary);
-    }
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    std::remove(temporary.c_str());
-    return Status::InvalidArgument("cannot write " + path);
-  }
-  return Status::Ok();
+void WarnIfMachineBusy() {
+  std::ifstream in("/proc/loadavg");
+  double load = 0;
+  if (!(in >> load)) return;
+  unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  if (load > 0.5 * cores + 0.5)
+    spdlog::warn("the machine is busy (load average {:.1f} on {} cores): measurements, multi-threaded plans above "
+                 "all, will be distorted; measure on a quiet machine",
+                 load, cores);
 }
+
 
 ProgressLine::ProgressLine(bool enabled)
     : enabled_(enabled), tty_(isatty(STDERR_FILENO) != 0), started_(std::chrono::steady_clock::now()) {}

@@ -11,6 +11,7 @@
 
 #include <cxxopts.hpp>
 
+#include "common/atomic_file.h"
 #include "common/status.h"
 #include "common/workload.h"
 #include "search_space/search_space.h"
@@ -42,8 +43,11 @@ struct Target {
 Result<Workload> LoadWorkloadOption(const cxxopts::ParseResult& args);
 Result<Target> LoadTarget(const cxxopts::ParseResult& args);
 
-// Writes `text` to `path` through a temporary file and rename(2): readers never see a partial file.
-Status WriteFileAtomically(const std::string& path, const std::string& text);
+// Logs a warning (commands call it once results are in) when other processes keep the cores busy (1-minute load average above half the cores):
+// multi-threaded plans then lose whole scheduler time slices and rank far too low (seen here: a 2-thread plan
+// measured 40x slower than itself while a compiler ran).
+void WarnIfMachineBusy();
+
 
 // One line of progress on stderr: redrawn in place on a terminal; otherwise, after the first 2 seconds, a log
 // line per stage and at most one every 5 seconds.

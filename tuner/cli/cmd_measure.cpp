@@ -49,6 +49,7 @@ int RunMeasure(int argc, char** argv) {
   const CandidateResult& result = results[0];
   Status over = OverBudgetStatus(results);
   if (!over.ok()) return Fail(over);
+  WarnIfMachineBusy();
 
   Json json = MeasurementRecordJson(target->workload, target->space, target->dims, result,
                                     CliRecordContext(*session_options));
@@ -107,6 +108,7 @@ int RunCompare(int argc, char** argv) {
   progress.Finish();
   Status over = OverBudgetStatus(results);
   if (!over.ok()) return Fail(over);
+  WarnIfMachineBusy();
 
   Json json = ResultsJson(target->workload, target->space, target->dims, results, CliRecordContext(*session_options));
   Status written = WriteOutOption(args, json);

@@ -358,6 +358,7 @@ int RunEvaluate(int argc, char** argv) {
     per_shape.push_back(row);
   }
   progress.Finish();
+  WarnIfMachineBusy();
 
   TextTable table({"method", ">within 5% of oracle (CTMA)", ">geo-mean oracle ratio", ">worst"});
   Json summary = Json::array();

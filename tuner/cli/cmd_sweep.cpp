@@ -52,6 +52,7 @@ int RunSweep(int argc, char** argv) {
   SweepResult sweep = SweepPlanSpace(session, target->space, sweep_options);
   progress.Finish();
   if (!sweep.status.ok()) return Fail(sweep.status);
+  WarnIfMachineBusy();
 
   std::map<std::string, int> by_status;
   for (const auto& r : sweep.screened) ++by_status[CandidateStatusName(r.status)];

@@ -230,6 +230,7 @@ int Finish(const std::vector<TaskReport>& reports, const TaskSettings& settings,
   Json summary = all.size() == 1 ? all[0] : all;
   Status written = WriteOutOption(args, summary);
   if (!written.ok()) return Fail(written);
+  WarnIfMachineBusy();
   if (settings.json) {
     std::printf("%s\n", summary.dump(2).c_str());
   } else {

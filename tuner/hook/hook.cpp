@@ -198,6 +198,9 @@ crmap_status LoadState(crmap_hook* hook, const char* path, std::unique_ptr<HookS
                  CRMAP_HOOK_MAX_KNOBS);
   auto model = PolicyModel::Create(std::move(file).value());
   if (!model.ok()) return FromStatus(model.status().WithContext(path));
+  if ((*model)->max_config_length() >= CRMAP_HOOK_CONFIG_CAPACITY)
+    return Error(CRMAP_ERR_CORRUPTION, "%s: its config strings can reach %zu bytes; decisions hold at most %d", path,
+                 (*model)->max_config_length(), CRMAP_HOOK_CONFIG_CAPACITY - 1);
   auto state = std::make_unique<HookState>();
   state->model = std::move(model).value();
   *out = std::move(state);
@@ -285,6 +288,9 @@ crmap_status crmap_hook_decide(crmap_hook* hook, const int64_t* dims, size_t dim
     decision->predicted_latency_us = 0;
     decision->source = CRMAP_SOURCE_FALLBACK;
     decision->decision_id = hook->next_decision.fetch_add(1, std::memory_order_relaxed);
+    RingSlot& slot = hook->ring[decision->decision_id & (kRingSlots - 1)];
+    slot.predicted_us.store(0, std::memory_order_relaxed);  // nothing predicted: latency still recorded
+    slot.id.store(decision->decision_id, std::memory_order_release);
     hook->decisions.fetch_add(1, std::memory_order_relaxed);
     hook->by_source[CRMAP_SOURCE_FALLBACK].fetch_add(1, std::memory_order_relaxed);
     return CRMAP_OK;
@@ -311,13 +317,12 @@ crmap_status crmap_hook_decide(crmap_hook* hook, const int64_t* dims, size_t dim
     std::copy(e.config.begin(), e.config.end(), config);
     predicted = e.median_us;
     source = CRMAP_SOURCE_TABLE;
-  } else if (state->Lookup(dims, dim_count, &id, &predicted)) {
+  } else if (model.ids_fit() && state->Lookup(dims, dim_count, &id, &predicted)) {
     model.ConfigFromId(id, config);
     hook->cache_hits.fetch_add(1, std::memory_order_relaxed);
   } else {
-    model.Decide(dims, config);
-    predicted = model.PredictLatencyUs(dims, config);
-    state->Store(dims, dim_count, model.ConfigId(config), predicted);
+    predicted = model.LatencyFromLogSpeedup(dims, model.Decide(dims, config));
+    if (model.ids_fit()) state->Store(dims, dim_count, model.ConfigId(config), predicted);
     hook->network_evaluations.fetch_add(1, std::memory_order_relaxed);
   }
   if (model.FormatConfig(config, decision->config, sizeof decision->config) == 0)

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/atomic_file.h"
 #include "common/hash.h"
 
 namespace crmap {
@@ -285,6 +286,19 @@ std::string PolicyConfigString(const std::vector<PolicyKnob>& knobs, const std::
 Status ValidatePolicyFile(const PolicyFile& f) {
   if (f.workload.empty()) return Status::Corruption("the policy names no workload");
   if (f.dims.empty()) return Status::Corruption("the policy has no dims");
+  // The decoder enforces these limits on files; a PolicyFile built in memory must meet them too (the
+  // evaluator's fixed-size buffers rely on them).
+  if (f.dims.size() > kMaxPolicyDims)
+    return Status::Corruption("the policy has " + std::to_string(f.dims.size()) + " dims; at most " +
+                              std::to_string(kMaxPolicyDims) + " are supported");
+  if (f.knobs.size() > kMaxPolicyKnobs)
+    return Status::Corruption("the policy has " + std::to_string(f.knobs.size()) + " knobs; at most " +
+                              std::to_string(kMaxPolicyKnobs) + " are supported");
+  for (const auto& k : f.knobs)
+    if (k.values.size() > kMaxKnobValues)
+      return Status::Corruption("knob '" + k.name + "' has " + std::to_string(k.values.size()) + " values; at most " +
+                                std::to_string(kMaxKnobValues) + " are supported");
+  if (f.features.size() > kMaxLayerInputs) return Status::Corruption("the feature spec is too long");
   for (const auto& d : f.dims)
     if (d.min < 1 || d.max < d.min) return Status::Corruption("dim '" + d.name + "' has an invalid range");
   if (f.knobs.empty()) return Status::Corruption("the policy has no knobs");
@@ -408,23 +422,7 @@ Result<PolicyFile> ReadPolicyFile(const std::string& path) {
 
 Status WritePolicyFile(const std::string& path, const PolicyFile& file) {
   CRMAP_RETURN_IF_ERROR(ValidatePolicyFile(file).WithContext("refusing to write an inconsistent policy"));
-  std::string bytes = EncodePolicyFile(file);
-  std::string temporary = path + ".tmp." + std::to_string(getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) return Status::InvalidArgument("cannot write " + path);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.flush();
-    if (!out) {
-      std::remove(temporary.c_str());
-      return Status::Internal("failed writing " + temporary);
-    }
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    std::remove(temporary.c_str());
-    return Status::InvalidArgument("cannot write " + path);
-  }
-  return Status::Ok();
+  return WriteFileAtomically(path, EncodePolicyFile(file));
 }
 
 }  // namespace crmap

@@ -10,10 +10,18 @@ namespace crmap {
 
 namespace {
 
+// Function multiversioning: an AVX2 clone picked at load time. Not under ThreadSanitizer, which instruments
+// the clone resolvers GCC emits and crashes when they run before its runtime starts.
+#if defined(__SANITIZE_THREAD__)
+#define CRMAP_VECTOR_CLONES
+#else
+#define CRMAP_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+
 // y = W x + b with W stored transposed ([in][out], see PolicyModel::Transposed): the inner loop runs over the
 // outputs, so it vectorises without horizontal sums. The AVX2 clone is picked at load time on CPUs that have
 // it; the library stays portable.
-__attribute__((target_clones("avx2", "default"))) void Dense(const PolicyModel::Transposed& layer,
+CRMAP_VECTOR_CLONES void Dense(const PolicyModel::Transposed& layer,
                                                               const float* __restrict x, float* __restrict y) {
   const uint32_t out = layer.out;
   const float* __restrict weights = layer.weights.data();
@@ -26,7 +34,7 @@ __attribute__((target_clones("avx2", "default"))) void Dense(const PolicyModel::
 }
 
 // tanh over an array (vectorisable: no aliasing, no calls).
-__attribute__((target_clones("avx2", "default"))) void TanhInto(const float* __restrict in, float* __restrict out,
+CRMAP_VECTOR_CLONES void TanhInto(const float* __restrict in, float* __restrict out,
                                                                  uint32_t n);
 
 // tanh within 1.5e-7 of std::tanh over all floats (measured), ~10x faster: a [7/6] Pade approximant of
@@ -42,7 +50,7 @@ inline float FastTanh(float x) {
   return 2.f * t / (1.f + t * t);
 }
 
-__attribute__((target_clones("avx2", "default"))) void TanhInto(const float* __restrict in, float* __restrict out,
+CRMAP_VECTOR_CLONES void TanhInto(const float* __restrict in, float* __restrict out,
                                                                  uint32_t n) {
   for (uint32_t i = 0; i < n; ++i) out[i] = FastTanh(in[i]);
 }
@@ -73,10 +81,29 @@ Result<std::unique_ptr<PolicyModel>> PolicyModel::Create(PolicyFile file) {
     choice += f.knobs[k].values.size();
     feature += f.knobs[k].values.size();
   }
+  uint64_t size = 1;
+  for (size_t k = 0; k < f.knobs.size(); ++k) {
+    const PolicyKnob& knob = f.knobs[k];
+    size_t longest = 0;
+    for (const auto& v : knob.values) longest = std::max(longest, v.size());
+    model->max_config_length_ += (k ? 1 : 0) + knob.name.size() + 1 + longest;
+    if (size > UINT64_MAX / knob.values.size()) model->ids_fit_ = false;
+    size *= knob.values.size();
+  }
+  for (const auto& entry : f.table)
+    if (std::find(model->candidates_.begin(), model->candidates_.end(), entry.config) == model->candidates_.end())
+      model->candidates_.push_back(entry.config);
+  if (std::find(model->candidates_.begin(), model->candidates_.end(), f.fallback) == model->candidates_.end())
+    model->candidates_.push_back(f.fallback);
   model->trunk1_ = Transpose(f.policy.trunk1);
+  model->critic1_ = Transpose(f.critic.layer1);
+  for (const auto& candidate : model->candidates_) {
+    std::vector<float> rows(model->critic1_.out, 0.f);
+    model->AddCriticKnobRows(candidate.data(), rows.data());
+    model->candidate_rows_.push_back(rows);
+  }
   model->trunk2_ = Transpose(f.policy.trunk2);
   for (const auto& head : f.policy.heads) model->heads_.push_back(Transpose(head));
-  model->critic1_ = Transpose(f.critic.layer1);
   model->critic2_ = Transpose(f.critic.layer2);
   model->critic3_ = Transpose(f.critic.layer3);
   model->table_order_.resize(f.table.size());
@@ -104,7 +131,29 @@ void PolicyModel::DimFeatures(const int64_t* dims, float* out) const {
   for (size_t i = 0; i < file_.dims.size(); ++i) out[i] = ScaledLogDim(dims[i], file_.features[i].lo, file_.features[i].hi);
 }
 
-void PolicyModel::Decide(const int64_t* dims, uint32_t* config) const {
+double PolicyModel::Decide(const int64_t* dims, uint32_t* config) const {
+  DecodeGreedy(dims, config);
+  const uint32_t hidden = critic1_.out;
+  float common[kMaxHidden], layer1[kMaxHidden];
+  CriticDimPart(dims, common);
+  std::memcpy(layer1, common, hidden * sizeof(float));
+  AddCriticKnobRows(config, layer1);
+  double best = CriticFromLayer1(layer1);
+  long choice = -1;
+  for (size_t c = 0; c < candidates_.size(); ++c) {
+    const float* rows = candidate_rows_[c].data();
+    for (uint32_t o = 0; o < hidden; ++o) layer1[o] = common[o] + rows[o];
+    double predicted = CriticFromLayer1(layer1);
+    if (predicted > best) {
+      best = predicted;
+      choice = static_cast<long>(c);
+    }
+  }
+  if (choice >= 0) std::copy(candidates_[choice].begin(), candidates_[choice].end(), config);
+  return best;
+}
+
+void PolicyModel::DecodeGreedy(const int64_t* dims, uint32_t* config) const {
   const uint32_t hidden = trunk1_.out;
   const size_t dim_count = file_.dims.size();
   float features[kMaxPolicyDims];
@@ -136,35 +185,54 @@ void PolicyModel::Decide(const int64_t* dims, uint32_t* config) const {
   }
 }
 
-double PolicyModel::PredictLogSpeedup(const int64_t* dims, const uint32_t* config) const {
-  // The input is the dim features plus a one-hot per plan knob: the first layer is a sum of weight rows.
+void PolicyModel::CriticDimPart(const int64_t* dims, float* out) const {
   const uint32_t hidden = critic1_.out;
   float features[kMaxPolicyDims];
   DimFeatures(dims, features);
-  float a[kMaxHidden], b[kMaxHidden], out[1];
-  std::memcpy(a, critic1_.bias.data(), hidden * sizeof(float));
+  std::memcpy(out, critic1_.bias.data(), hidden * sizeof(float));
   for (size_t i = 0; i < file_.dims.size(); ++i) {
     const float* row = critic1_.weights.data() + i * hidden;
-    for (uint32_t o = 0; o < hidden; ++o) a[o] += row[o] * features[i];
+    for (uint32_t o = 0; o < hidden; ++o) out[o] += row[o] * features[i];
   }
+}
+
+void PolicyModel::AddCriticKnobRows(const uint32_t* config, float* layer1) const {
+  const uint32_t hidden = critic1_.out;
   for (size_t k = 0; k < file_.knobs.size(); ++k) {
     if (feature_offset_[k] == SIZE_MAX) continue;
     const float* row = critic1_.weights.data() + (feature_offset_[k] + config[k]) * hidden;
-    for (uint32_t o = 0; o < hidden; ++o) a[o] += row[o];
+    for (uint32_t o = 0; o < hidden; ++o) layer1[o] += row[o];
   }
-  for (uint32_t i = 0; i < hidden; ++i) a[i] = std::max(0.f, a[i]);
+}
+
+double PolicyModel::CriticFromLayer1(const float* layer1) const {
+  // The input is the dim features plus a one-hot per plan knob, so the first layer is a sum of weight rows.
+  const uint32_t hidden = critic1_.out;
+  float a[kMaxHidden], b[kMaxHidden], out[1];
+  for (uint32_t i = 0; i < hidden; ++i) a[i] = std::max(0.f, layer1[i]);
   Dense(critic2_, a, b);
   for (uint32_t i = 0; i < critic2_.out; ++i) b[i] = std::max(0.f, b[i]);
   Dense(critic3_, b, out);
   return out[0];
 }
 
+double PolicyModel::PredictLogSpeedup(const int64_t* dims, const uint32_t* config) const {
+  float layer1[kMaxHidden];
+  CriticDimPart(dims, layer1);
+  AddCriticKnobRows(config, layer1);
+  return CriticFromLayer1(layer1);
+}
+
 double PolicyModel::PredictLatencyUs(const int64_t* dims, const uint32_t* config) const {
+  return LatencyFromLogSpeedup(dims, PredictLogSpeedup(dims, config));
+}
+
+double PolicyModel::LatencyFromLogSpeedup(const int64_t* dims, double log_speedup) const {
   float features[kMaxPolicyDims];
   DimFeatures(dims, features);
   double log_default = file_.latency_model.back();
   for (size_t i = 0; i < file_.dims.size(); ++i) log_default += file_.latency_model[i] * features[i];
-  return std::exp(log_default - PredictLogSpeedup(dims, config));
+  return std::exp(log_default - log_speedup);
 }
 
 uint64_t PolicyModel::ConfigId(const uint32_t* config) const {

@@ -39,11 +39,20 @@ class PolicyModel {
 
   // Index into file().table of the entry for exactly these dims (dim_count() values), or -1.
   long FindTableEntry(const int64_t* dims) const;
-  // The policy's greedy config for these dims: knob_count() value indices into `config` (runtime knobs at
-  // their defaults).
-  void Decide(const int64_t* dims, uint32_t* config) const;
+  // The hook's answer for dims it has no table entry for: among the policy network's greedy config, the
+  // distinct best configs of the tuned shapes and the fallback, the one the critic predicts fastest at these
+  // dims (the rl agent's screening, with the candidates the table vouches for). knob_count() value indices
+  // into `config`; runtime knobs at their defaults.
+  // Returns the critic's predicted log speedup of the chosen config.
+  double Decide(const int64_t* dims, uint32_t* config) const;
+  // The policy network's own greedy config (what PolicyNetwork::Sample(greedy) gives in LibTorch).
+  void DecodeGreedy(const int64_t* dims, uint32_t* config) const;
+  // The configs Decide screens besides the greedy one: the table's distinct configs and the fallback.
+  const std::vector<std::vector<uint32_t>>& screened_candidates() const { return candidates_; }
   // Predicted latency of `config` at `dims`, in microseconds.
   double PredictLatencyUs(const int64_t* dims, const uint32_t* config) const;
+  // The same from a predicted log speedup over the default (what Decide returns).
+  double LatencyFromLogSpeedup(const int64_t* dims, double log_speedup) const;
   // The critic's predicted log speedup of `config` over the default config at `dims`.
   double PredictLogSpeedup(const int64_t* dims, const uint32_t* config) const;
   // Mixed-radix id of a config (first knob least significant) and back.
@@ -51,11 +60,21 @@ class PolicyModel {
   void ConfigFromId(uint64_t id, uint32_t* config) const;
   // Writes the canonical config string, NUL-terminated; returns its length, or 0 if `capacity` is too small.
   size_t FormatConfig(const uint32_t* config, char* buffer, size_t capacity) const;
+  // The longest canonical config string this policy can produce (without the NUL).
+  size_t max_config_length() const { return max_config_length_; }
+  // Whether every config has a distinct uint64 ConfigId (the space has fewer than 2^64 configs).
+  bool ids_fit() const { return ids_fit_; }
 
  private:
   explicit PolicyModel(PolicyFile file) : file_(std::move(file)) {}
   static Transposed Transpose(const DenseLayer& layer);
   void DimFeatures(const int64_t* dims, float* out) const;
+  // The critic's first layer without the knob one-hots: bias + weights x dim features.
+  void CriticDimPart(const int64_t* dims, float* out) const;
+  // Adds the first-layer rows of `config`'s one-hots to `layer1`.
+  void AddCriticKnobRows(const uint32_t* config, float* layer1) const;
+  // The critic's output from its complete first-layer pre-activation.
+  double CriticFromLayer1(const float* layer1) const;
 
   PolicyFile file_;
   std::vector<uint32_t> table_order_;     // table indices sorted by dims
@@ -63,6 +82,10 @@ class PolicyModel {
   std::vector<size_t> choice_offset_;     // per plan knob: first one-hot slot in the policy input
   std::vector<size_t> feature_offset_;    // per knob: first one-hot slot in the critic input (plan knobs only)
   Transposed trunk1_, trunk2_, critic1_, critic2_, critic3_;
+  std::vector<std::vector<uint32_t>> candidates_;
+  std::vector<std::vector<float>> candidate_rows_;  // per candidate: the sum of its critic first-layer rows
+  size_t max_config_length_ = 0;
+  bool ids_fit_ = true;
   std::vector<Transposed> heads_;
 };
 

@@ -1,0 +1,410 @@
+#include "tuner/hook/policy_model.h"
+
+#include <ATen/Parallel.h>  // the test sets LibTorch's thread count (the hook itself never includes LibTorch)
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "agents/rl_agent.h"
+#include "agents/synthetic_evaluator.h"
+#include "search_space/feature_math.h"
+#include "search_space/features.h"
+#include "tests/test_support.h"
+#include "tests/tuner/hook/policy_test_support.h"
+#include "tuner/policy_trainer.h"
+#include "tuner/replay_evaluator.h"
+
+namespace crmap {
+namespace {
+
+using testing::MakeSyntheticPolicy;
+using testing::SyntheticPolicyOptions;
+using testing::TestWorkload;
+
+std::unique_ptr<PolicyModel> MustModel(PolicyFile file) {
+  auto model = PolicyModel::Create(std::move(file));
+  EXPECT_TRUE(model.ok()) << model.status().ToString();
+  return model.ok() ? std::move(model).value() : nullptr;
+}
+
+// Dims drawn log-uniformly over each dim's declared range.
+std::vector<int64_t> RandomDims(const PolicyFile& f, std::mt19937_64& rng) {
+  std::vector<int64_t> dims;
+  for (const auto& d : f.dims) {
+    std::uniform_real_distribution<double> u(std::log(static_cast<double>(d.min)),
+                                             std::log(static_cast<double>(d.max) + 1));
+    dims.push_back(std::clamp(static_cast<int64_t>(std::exp(u(rng))), d.min, d.max));
+  }
+  return dims;
+}
+
+// The policy's greedy decode, written the obvious way (full forward per knob, in double) as a reference for
+// the incremental float version. `gap` receives the smallest margin between the winner and the runner-up.
+std::vector<uint32_t> ReferenceDecide(const PolicyFile& f, const std::vector<int64_t>& dims, double* gap) {
+  auto dense = [](const DenseLayer& l, const std::vector<double>& x) {
+    std::vector<double> y(l.out);
+    for (uint32_t o = 0; o < l.out; ++o) {
+      double acc = l.bias[o];
+      for (uint32_t i = 0; i < l.in; ++i) acc += static_cast<double>(l.weights[o * l.in + i]) * x[i];
+      y[o] = acc;
+    }
+    return y;
+  };
+  std::vector<uint32_t> config;
+  for (const auto& k : f.knobs) config.push_back(k.default_index);
+  std::vector<double> x(f.policy.trunk1.in, 0.0);
+  for (size_t i = 0; i < f.dims.size(); ++i) x[i] = ScaledLogDim(dims[i], f.features[i].lo, f.features[i].hi);
+  *gap = 1e300;
+  size_t head = 0, offset = f.dims.size();
+  for (size_t k = 0; k < f.knobs.size(); ++k) {
+    if (!f.knobs[k].plan) continue;
+    std::vector<double> h = dense(f.policy.trunk1, x);
+    for (double& v : h) v = std::tanh(v);
+    h = dense(f.policy.trunk2, h);
+    for (double& v : h) v = std::tanh(v);
+    std::vector<double> logits = dense(f.policy.heads[head++], h);
+    long best = -1;
+    for (size_t v = 0; v < logits.size(); ++v)
+      if (f.mask[k][v] && (best < 0 || logits[v] > logits[best])) best = static_cast<long>(v);
+    for (size_t v = 0; v < logits.size(); ++v)
+      if (best >= 0 && f.mask[k][v] && static_cast<long>(v) != best) *gap = std::min(*gap, logits[best] - logits[v]);
+    if (best >= 0) config[k] = static_cast<uint32_t>(best);
+    x[offset + config[k]] = 1.0;
+    offset += f.knobs[k].values.size();
+  }
+  return config;
+}
+
+TEST(PolicyModelTest, TableLookupFindsExactShapesOnly) {
+  SyntheticPolicyOptions options;
+  options.workload = TestWorkload::kBertAttention;  // two dims: lexicographic order matters
+  options.table_dims = {{4, 128}, {1, 8}, {16, 512}, {1, 128}, {4, 8}, {2, 64}};
+  PolicyFile file = MakeSyntheticPolicy(options);
+  auto model = MustModel(file);
+  ASSERT_TRUE(model);
+  for (size_t i = 0; i < options.table_dims.size(); ++i)
+    EXPECT_EQ(model->FindTableEntry(options.table_dims[i].data()), static_cast<long>(i));
+  for (std::vector<int64_t> miss : std::vector<std::vector<int64_t>>{
+           {1, 9}, {2, 8}, {4, 127}, {4, 129}, {16, 511}, {17, 512}, {1, 1}, {128, 4}, {3, 64}, {2, 65}, {100, 1000}})
+    EXPECT_EQ(model->FindTableEntry(miss.data()), -1) << miss[0] << "," << miss[1];
+}
+
+TEST(PolicyModelTest, EmptyTableNeverHits) {
+  SyntheticPolicyOptions options;
+  options.table_dims = {{1}};
+  PolicyFile file = MakeSyntheticPolicy(options);
+  file.table.clear();
+  auto model = MustModel(file);
+  ASSERT_TRUE(model);
+  for (int64_t d : {1, 2, 32, 2048}) EXPECT_EQ(model->FindTableEntry(&d), -1);
+}
+
+TEST(PolicyModelTest, ATableListingAShapeTwiceIsRefused) {
+  SyntheticPolicyOptions options;
+  options.table_dims = {{8}, {16}, {8}};
+  auto model = PolicyModel::Create(MakeSyntheticPolicy(options));
+  ASSERT_FALSE(model.ok());
+  EXPECT_EQ(model.status().code(), StatusCode::kCorruption);
+  EXPECT_NE(model.status().message().find("lists a shape twice"), std::string::npos) << model.status().message();
+}
+
+TEST(PolicyModelTest, CreateValidates) {
+  PolicyFile file = MakeSyntheticPolicy();
+  file.policy.heads.pop_back();
+  auto model = PolicyModel::Create(file);
+  ASSERT_FALSE(model.ok());
+  EXPECT_EQ(model.status().code(), StatusCode::kCorruption);
+}
+
+// Every config of dlrm_mlp's space (216 plan x 32 runtime) maps to a distinct id in [0, size) and back.
+TEST(PolicyModelTest, ConfigIdRoundTripsOverTheWholeSpace) {
+  auto model = MustModel(MakeSyntheticPolicy());
+  ASSERT_TRUE(model);
+  const PolicyFile& f = model->file();
+  uint64_t size = 1;
+  for (const auto& k : f.knobs) size *= k.values.size();
+  ASSERT_EQ(size, 6912u);
+  std::vector<uint32_t> config(f.knobs.size()), back(f.knobs.size());
+  for (uint64_t id = 0; id < size; ++id) {
+    model->ConfigFromId(id, config.data());
+    for (size_t k = 0; k < f.knobs.size(); ++k) ASSERT_LT(config[k], f.knobs[k].values.size());
+    ASSERT_EQ(model->ConfigId(config.data()), id);
+    model->ConfigFromId(model->ConfigId(config.data()), back.data());
+    ASSERT_EQ(back, config);
+  }
+  // Mixed radix, first knob least significant (the same order as SearchSpace::ToId).
+  std::vector<uint32_t> first(f.knobs.size(), 0), second(f.knobs.size(), 0);
+  first[0] = 1;
+  second[1] = 1;
+  EXPECT_EQ(model->ConfigId(first.data()), 1u);
+  EXPECT_EQ(model->ConfigId(second.data()), 3u);
+}
+
+TEST(PolicyModelTest, FormatConfigWritesTheCanonicalStringOrNothing) {
+  auto model = MustModel(MakeSyntheticPolicy());
+  ASSERT_TRUE(model);
+  std::mt19937 rng(3);
+  for (int i = 0; i < 50; ++i) {
+    std::vector<uint32_t> config = testing::RandomConfig(model->file(), rng);
+    config[6] = static_cast<uint32_t>(i % 4);  // a runtime knob off its default too
+    std::string expected = PolicyConfigString(model->file().knobs, config);
+    char buffer[1024];
+    ASSERT_EQ(model->FormatConfig(config.data(), buffer, sizeof buffer), expected.size());
+    EXPECT_EQ(std::string(buffer), expected);
+    // Exactly enough room (the string and its NUL) works; one byte less writes "" and returns 0.
+    std::vector<char> exact(expected.size() + 1, 'x');
+    EXPECT_EQ(model->FormatConfig(config.data(), exact.data(), exact.size()), expected.size());
+    EXPECT_EQ(std::string(exact.data()), expected);
+    std::vector<char> small(expected.size(), 'x');
+    EXPECT_EQ(model->FormatConfig(config.data(), small.data(), small.size()), 0u);
+    EXPECT_EQ(small[0], '\0');
+    for (size_t c = 1; c < small.size(); c += 7) {
+      std::vector<char> tiny(c, 'x');
+      EXPECT_EQ(model->FormatConfig(config.data(), tiny.data(), tiny.size()), 0u);
+      EXPECT_EQ(tiny[0], '\0');
+    }
+  }
+  std::vector<uint32_t> config(model->knob_count(), 0);
+  EXPECT_EQ(model->FormatConfig(config.data(), nullptr, 0), 0u);
+}
+
+// DecodeGreedy agrees with a plain full-forward reference; masked values are never chosen; a knob whose every
+// value is masked keeps its default; runtime knobs stay at their defaults.
+TEST(PolicyModelTest, DecodeGreedyHonoursTheMaskAndMatchesAReferenceForward) {
+  for (uint32_t seed = 1; seed <= 4; ++seed) {
+    SyntheticPolicyOptions options;
+    options.workload = seed % 2 ? TestWorkload::kDlrmMlp : TestWorkload::kBertAttention;
+    options.seed = seed;
+    options.hidden = 16;
+    options.masked = {{"precision", "bf16"}, {"weights", "stored"}, {"weights", "packed"}, {"threads", "2"}};
+    PolicyFile file = MakeSyntheticPolicy(options);
+    auto model = MustModel(file);
+    ASSERT_TRUE(model);
+    const PolicyFile& f = model->file();
+    std::mt19937_64 rng(seed);
+    std::set<std::vector<uint32_t>> distinct;
+    size_t ties = 0;
+    for (int i = 0; i < 2000; ++i) {
+      std::vector<int64_t> dims = RandomDims(f, rng);
+      std::vector<uint32_t> config(f.knobs.size());
+      model->DecodeGreedy(dims.data(), config.data());
+      for (size_t k = 0; k < f.knobs.size(); ++k) {
+        bool any = std::count(f.mask[k].begin(), f.mask[k].end(), 1) > 0;
+        if (!f.knobs[k].plan || !any)
+          EXPECT_EQ(config[k], f.knobs[k].default_index) << f.knobs[k].name;
+        else
+          EXPECT_TRUE(f.mask[k][config[k]]) << f.knobs[k].name << " took masked value " << config[k];
+      }
+      double gap = 0;
+      std::vector<uint32_t> reference = ReferenceDecide(f, dims, &gap);
+      if (reference != config) {
+        ++ties;
+        EXPECT_LT(gap, 1e-4) << "DecodeGreedy differs from the reference forward at dims[0]=" << dims[0];
+      }
+      distinct.insert(config);
+    }
+    EXPECT_LE(ties, 2u);
+    EXPECT_GE(distinct.size(), 2u) << "the synthetic policy should answer differently for different shapes";
+  }
+}
+
+TEST(PolicyModelTest, PredictLatencyCombinesTheLatencyModelAndTheCritic) {
+  auto model = MustModel(MakeSyntheticPolicy());
+  ASSERT_TRUE(model);
+  const PolicyFile& f = model->file();
+  std::mt19937 rng(5);
+  for (int64_t d : {1, 7, 100, 2048, 5000}) {
+    std::vector<uint32_t> config = testing::RandomConfig(f, rng);
+    double log_default = f.latency_model[1] + f.latency_model[0] * ScaledLogDim(d, f.features[0].lo, f.features[0].hi);
+    double expected = std::exp(log_default - model->PredictLogSpeedup(&d, config.data()));
+    EXPECT_NEAR(model->PredictLatencyUs(&d, config.data()), expected, expected * 1e-5) << d;
+    EXPECT_GT(model->PredictLatencyUs(&d, config.data()), 0);
+  }
+}
+
+// ValidatePolicyFile — which PolicyModel::Create relies on — enforces the format's limits that Decide's
+// fixed-size buffers assume, also for a PolicyFile built in memory (the decoder enforces them on files).
+TEST(PolicyModelTest, CreateRefusesPoliciesBeyondTheFormatLimits) {
+  struct Case {
+    const char* what;
+    size_t dims, knobs, values;
+  };
+  for (const Case& c : {Case{"9 dims", 9, 2, 2}, Case{"65 values", 1, 1, 65}, Case{"65 knobs", 1, 65, 2}}) {
+    PolicyFile file = testing::FillSyntheticPolicy(testing::CustomSkeleton(c.dims, c.knobs, c.values), {});
+    EXPECT_FALSE(PolicyModel::Create(file).ok()) << c.what;
+    EXPECT_FALSE(ValidatePolicyFile(file).ok()) << c.what;
+  }
+}
+
+// Grid records of a synthetic landscape, as `crmap tune --agent grid` would write them: every plan config at
+// every shape; configs holding precision=bf16 fail (so the trained mask forbids bf16).
+std::vector<TuningRecord> GridRecords(const Workload& workload, const SearchSpace& space,
+                                      const SyntheticEvaluator& landscape, const std::vector<Dims>& shapes) {
+  std::vector<TuningRecord> records;
+  for (const Dims& dims : shapes) {
+    for (const Config& config : space.Enumerate(KnobScope::kPlan)) {
+      TuningRecord r;
+      r.version = 1;
+      r.workload = workload.name();
+      r.workload_fingerprint = workload.fingerprint();
+      r.space_fingerprint = space.fingerprint();
+      r.dims = dims;
+      r.config = space.ToString(config);
+      bool bf16 = space.ValueOf(config, KnobKind::kPrecision) == "bf16";
+      r.status = bf16 ? "unsupported" : "ok";
+      if (!bf16) {
+        r.median_us = landscape.LatencyUs(dims, config);
+        r.p99_us = r.median_us * 1.2;
+        r.rounds = 10;
+      }
+      r.agent = "grid";
+      r.host_cpu = "Synthetic CPU";
+      r.host_isa = "avx2";
+      r.host_onednn = "3.0.0";
+      r.host_cores = 2;
+      records.push_back(r);
+    }
+  }
+  return records;
+}
+
+// THE KEY TEST: a policy trained with LibTorch (TrainPolicy, as `crmap train` runs it) and evaluated by the
+// plain-C++ PolicyModel gives the same greedy config as PolicyNetwork::Sample(greedy) at every one of 1,000
+// random shapes, and the same critic prediction as CostModel::Predict within 1e-4.
+//
+// TrainPolicy keeps its agent to itself, so the test trains a twin RlAgent exactly as TrainPolicy does (same
+// observations, shapes, seed, widths and steps), checks that the twin's exported weights are bit-identical to
+// the policy file's, and compares against the twin's networks. LibTorch's multi-threaded reductions are not
+// bit-reproducible from run to run (weights differ by ~1e-7 with 2 threads), so training runs on one thread.
+TEST(PolicyModelTest, AgreesWithTheLibTorchNetworksItWasExportedFrom) {
+  struct OneThread {
+    int saved = at::get_num_threads();
+    OneThread() { at::set_num_threads(1); }
+    ~OneThread() { at::set_num_threads(saved); }
+  } one_thread;
+  Workload workload = testing::MustLoad("dlrm_mlp");
+  SearchSpace space = testing::MustSpace(workload, 2);
+  std::vector<Dims> shapes;
+  for (int64_t batch : {1, 4, 16, 64, 256, 1024}) shapes.push_back({{"batch", batch}});
+  SeparableOptions landscape_options;
+  landscape_options.seed = 11;
+  landscape_options.per_shape = true;  // every shape has its own optimum: the policy has to vary with the shape
+  SeparableLandscape landscape(space, landscape_options);
+  std::vector<TuningRecord> records = GridRecords(workload, space, landscape, shapes);
+
+  TrainOptions options;
+  options.seed = 5;
+  options.critic_epochs = 200;
+  options.policy_steps = 120;
+  options.hidden = 16;
+  TrainReport report;
+  auto trained = TrainPolicy(workload, space, records, options, &report);
+  ASSERT_TRUE(trained.ok()) << trained.status().ToString();
+  const PolicyFile& file = *trained;
+  EXPECT_EQ(report.shapes, shapes.size());
+
+  ReplayEvaluator replay(space, records);
+  RlOptions rl_options;
+  rl_options.policy_hidden = options.hidden;
+  rl_options.critic_hidden = options.hidden;
+  RlAgent twin({&workload, &space, replay.Shapes(), options.seed}, rl_options);
+  OfflineOptions offline;
+  offline.critic_epochs = options.critic_epochs;
+  offline.policy_steps = options.policy_steps;
+  twin.LearnOffline(ObservationsFromRecords(space, records), offline);
+
+  // The twin is the trained agent: same weights, bit for bit, and the same mask (bf16 forbidden).
+  std::vector<std::vector<float>> policy = twin.policy().ExportParameters();
+  ASSERT_EQ(policy.size(), 4 + 2 * file.policy.heads.size());
+  EXPECT_EQ(policy[0], file.policy.trunk1.weights);
+  EXPECT_EQ(policy[1], file.policy.trunk1.bias);
+  EXPECT_EQ(policy[2], file.policy.trunk2.weights);
+  EXPECT_EQ(policy[3], file.policy.trunk2.bias);
+  for (size_t h = 0; h < file.policy.heads.size(); ++h) {
+    EXPECT_EQ(policy[4 + 2 * h], file.policy.heads[h].weights) << h;
+    EXPECT_EQ(policy[5 + 2 * h], file.policy.heads[h].bias) << h;
+  }
+  std::vector<std::vector<float>> critic = twin.critic().ExportParameters();
+  ASSERT_EQ(critic.size(), 6u);
+  EXPECT_EQ(critic[0], file.critic.layer1.weights);
+  EXPECT_EQ(critic[4], file.critic.layer3.weights);
+  EXPECT_EQ(critic[5], file.critic.layer3.bias);
+  KnobMask mask = twin.Mask();
+  const int precision = space.FindKnobOfKind(KnobKind::kPrecision);
+  ASSERT_FALSE(mask[precision][1]) << "bf16 always failed: the mask must forbid it (or the test checks no masking)";
+  for (size_t k = 0; k < mask.size(); ++k)
+    for (size_t v = 0; v < mask[k].size(); ++v) EXPECT_EQ(file.mask[k][v] != 0, static_cast<bool>(mask[k][v]));
+
+  // Reload the file through the codec, as the hook does.
+  auto decoded = DecodePolicyFile(EncodePolicyFile(file));
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  auto model = MustModel(std::move(decoded).value());
+  ASSERT_TRUE(model);
+
+  const FeatureSpec& features = twin.features();
+  std::mt19937_64 rng(2024), sample_rng(1);
+  std::set<std::vector<int>> distinct;
+  size_t disagreements = 0;
+  for (int i = 0; i < 1000; ++i) {
+    std::vector<int64_t> dims = RandomDims(file, rng);
+    Dims named = {{"batch", dims[0]}};
+    std::vector<float> dims_features(features.dim_feature_count());
+    features.EncodeDims(named, dims_features.data());
+    Config expected = twin.policy().Sample(dims_features, mask, sample_rng, /*greedy=*/true);
+    std::vector<uint32_t> decided(model->knob_count());
+    model->DecodeGreedy(dims.data(), decided.data());
+    std::vector<int> got(decided.begin(), decided.end());
+    if (got != expected.values) {
+      ++disagreements;
+      ADD_FAILURE() << "batch=" << dims[0] << ": PolicyModel " << PolicyConfigString(file.knobs, decided)
+                    << ", PolicyNetwork " << space.ToString(expected);
+    }
+    distinct.insert(got);
+
+    // The hook's answer (Decide): LibTorch's critic screening the greedy config, the table's configs and the
+    // fallback must pick the same config.
+    std::vector<Config> candidates = {expected};
+    for (const auto& c : model->screened_candidates()) {
+      Config config = space.Default();
+      for (size_t k = 0; k < c.size(); ++k) config.values[k] = static_cast<int>(c[k]);
+      candidates.push_back(config);
+    }
+    std::vector<std::vector<float>> candidate_rows;
+    for (const Config& c : candidates) candidate_rows.push_back(features.Encode(named, c));
+    std::vector<double> predicted = twin.critic().Predict(candidate_rows);
+    size_t best = 0;
+    for (size_t c = 1; c < candidates.size(); ++c)
+      if (predicted[c] > predicted[best]) best = c;
+    std::vector<uint32_t> answered(model->knob_count());
+    model->Decide(dims.data(), answered.data());
+    if (std::vector<int>(answered.begin(), answered.end()) != candidates[best].values) {
+      ++disagreements;
+      ADD_FAILURE() << "batch=" << dims[0] << ": Decide " << PolicyConfigString(file.knobs, answered)
+                    << ", LibTorch screening " << space.ToString(candidates[best]);
+    }
+  }
+  EXPECT_EQ(disagreements, 0u);
+  EXPECT_GE(distinct.size(), 2u) << "a policy that ignores the shape would make the agreement check weak";
+
+  std::vector<std::vector<float>> rows;
+  std::vector<std::vector<int64_t>> all_dims;
+  std::vector<std::vector<uint32_t>> configs;
+  for (int i = 0; i < 1000; ++i) {
+    all_dims.push_back(RandomDims(file, rng));
+    Config config = space.Sample(rng, KnobScope::kPlan);
+    rows.push_back(features.Encode({{"batch", all_dims.back()[0]}}, config));
+    configs.emplace_back(config.values.begin(), config.values.end());
+  }
+  std::vector<double> predicted = twin.critic().Predict(rows);
+  for (size_t i = 0; i < rows.size(); ++i)
+    ASSERT_NEAR(model->PredictLogSpeedup(all_dims[i].data(), configs[i].data()), predicted[i], 1e-4)
+        << "batch=" << all_dims[i][0] << " config " << PolicyConfigString(file.knobs, configs[i]);
+}
+
+}  // namespace
+}  // namespace crmap
