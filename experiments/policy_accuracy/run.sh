@@ -15,6 +15,8 @@ declare -A database=([bert_ffn]="$root/experiments/agent_efficiency/results/bert
                      [resnet_bottleneck]="$out/resnet_bottleneck_grid.jsonl")
 for workload in $workloads; do
   db="${database[$workload]}"
+  # The recording is committed gzipped (11 MB as text).
+  [ ! -s "$db" ] && [ -s "$db.gz" ] && gunzip -k "$db.gz"
   if [ ! -s "$db" ]; then
     plan=$("$crmap" space --workload "$workload" --json | "$python" -c 'import json,sys; print(json.load(sys.stdin)["size"]["plan"])')
     echo "== $workload: recording 8 shapes x $plan plan configs" >&2

@@ -264,7 +264,7 @@ int RunEvaluate(int argc, char** argv) {
                                         space->fingerprint() + "): retrain it"));
   const std::string db_path = args.count("db") ? args["db"].as<std::string>() : file->training.db_path;
   auto db = ReadTuningDb(db_path, workload->fingerprint(), space->fingerprint());
-  if (!db.ok()) return Fail(db.status().WithContext("the training database"));
+  if (!db.ok()) return Fail(db.status().WithContext("the training database (for the static plan; --db names it)"));
   auto distribution = LoadDistribution(args["shapes"].as<std::string>(), *workload);
   if (!distribution.ok()) return Fail(distribution.status());
   int held_out = args["held-out"].as<int>();

@@ -1,8 +1,8 @@
 // libcrmap_hook: the C API of crmap_hook.h over PolicyModel.
 //
 // Concurrency: the current policy generation (HookState) is published through an atomic pointer. Readers
-// (decide, metrics) register in one of two counters chosen by the parity of an epoch before loading the
-// pointer; reload publishes the new generation, then flips the epoch twice, each time waiting for the
+// (decide, metrics) register in one of two counters (per thread shard) chosen by the parity of an epoch before
+// loading the pointer; reload publishes the new generation, then flips the epoch twice, each time waiting for the
 // counter of the previous parity to drain, and only then frees the old generation — the two-phase grace
 // period of userspace RCU, so no reader can still hold it. Readers take no lock and never wait.
 // The per-shape cache is a table of seqlocked slots; decision ids index a ring of predictions for observe.
@@ -111,6 +111,23 @@ struct HookState {
   }
 };
 
+// Counters a decide touches, kept per shard: each thread uses one shard (its own cache line), so concurrent
+// deciders do not bounce lines between cores. Readers of the totals sum the shards.
+constexpr size_t kShards = 16;
+struct alignas(64) Shard {
+  std::atomic<int64_t> readers[2] = {};  // RCU reader counts, by epoch parity
+  std::atomic<uint64_t> by_source[3] = {};
+  std::atomic<uint64_t> cache_hits{0};
+  std::atomic<uint64_t> network_evaluations{0};
+  std::atomic<uint64_t> out_of_range{0};
+};
+
+size_t MyShard() {
+  static std::atomic<size_t> next{0};
+  thread_local size_t shard = next.fetch_add(1, std::memory_order_relaxed) % kShards;
+  return shard;
+}
+
 struct RingSlot {
   std::atomic<uint64_t> id{0};
   std::atomic<double> predicted_us{0};
@@ -121,8 +138,7 @@ struct RingSlot {
 struct crmap_hook {
   std::atomic<HookState*> current{nullptr};
   std::atomic<uint64_t> epoch{0};
-  alignas(64) std::atomic<int64_t> readers0{0};
-  alignas(64) std::atomic<int64_t> readers1{0};
+  Shard shards[kShards];
   std::mutex reload_mutex;
   uint64_t generations = 0;  // guarded by reload_mutex
   std::string fallback;
@@ -133,11 +149,6 @@ struct crmap_hook {
   std::vector<std::string> dim_names;  // fixed by the first policy (reloads must match)
 
   alignas(64) std::atomic<uint64_t> next_decision{1};
-  std::atomic<uint64_t> decisions{0};
-  std::atomic<uint64_t> by_source[3] = {};
-  std::atomic<uint64_t> cache_hits{0};
-  std::atomic<uint64_t> network_evaluations{0};
-  std::atomic<uint64_t> out_of_range{0};
   std::atomic<uint64_t> observations{0};
   std::atomic<uint64_t> unknown_observations{0};
   std::atomic<uint64_t> predicted_observations{0};
@@ -147,13 +158,23 @@ struct crmap_hook {
   std::atomic<uint64_t> reloads{0};
   std::unique_ptr<RingSlot[]> ring{new RingSlot[kRingSlots]};
 
-  std::atomic<int64_t>& Readers(uint64_t parity) { return parity & 1 ? readers1 : readers0; }
+  int64_t ReadersOf(uint64_t parity) {
+    int64_t total = 0;
+    for (const Shard& s : shards) total += s.readers[parity & 1].load();
+    return total;
+  }
+  template <typename Field>
+  uint64_t Sum(Field field) const {
+    uint64_t total = 0;
+    for (const Shard& s : shards) total += (s.*field).load(std::memory_order_relaxed);
+    return total;
+  }
 
   // Frees `old` once no reader can hold it (see the file comment).
   void RetireAfterGracePeriod(HookState* old) {
     for (int flip = 0; flip < 2; ++flip) {
       uint64_t previous = epoch.fetch_add(1);
-      while (Readers(previous).load() != 0) std::this_thread::yield();
+      while (ReadersOf(previous) != 0) std::this_thread::yield();
     }
     delete old;
   }
@@ -165,16 +186,19 @@ namespace {
 class ReadGuard {
  public:
   explicit ReadGuard(crmap_hook* hook) : hook_(hook) {
-    parity_ = hook->epoch.load();
-    hook->Readers(parity_).fetch_add(1);
+    parity_ = hook->epoch.load() & 1;
+    shard_ = &hook->shards[MyShard()];
+    shard_->readers[parity_].fetch_add(1);
     state_ = hook->current.load();
   }
-  ~ReadGuard() { hook_->Readers(parity_).fetch_sub(1); }
+  ~ReadGuard() { shard_->readers[parity_].fetch_sub(1); }
+  Shard& shard() const { return *shard_; }
   HookState* state() const { return state_; }
 
  private:
   crmap_hook* hook_;
   uint64_t parity_;
+  Shard* shard_;
   HookState* state_;
 };
 
@@ -291,8 +315,7 @@ crmap_status crmap_hook_decide(crmap_hook* hook, const int64_t* dims, size_t dim
     RingSlot& slot = hook->ring[decision->decision_id & (kRingSlots - 1)];
     slot.predicted_us.store(0, std::memory_order_relaxed);  // nothing predicted: latency still recorded
     slot.id.store(decision->decision_id, std::memory_order_release);
-    hook->decisions.fetch_add(1, std::memory_order_relaxed);
-    hook->by_source[CRMAP_SOURCE_FALLBACK].fetch_add(1, std::memory_order_relaxed);
+    guard.shard().by_source[CRMAP_SOURCE_FALLBACK].fetch_add(1, std::memory_order_relaxed);
     return CRMAP_OK;
   }
   const PolicyModel& model = *state->model;
@@ -319,11 +342,11 @@ crmap_status crmap_hook_decide(crmap_hook* hook, const int64_t* dims, size_t dim
     source = CRMAP_SOURCE_TABLE;
   } else if (model.ids_fit() && state->Lookup(dims, dim_count, &id, &predicted)) {
     model.ConfigFromId(id, config);
-    hook->cache_hits.fetch_add(1, std::memory_order_relaxed);
+    guard.shard().cache_hits.fetch_add(1, std::memory_order_relaxed);
   } else {
     predicted = model.LatencyFromLogSpeedup(dims, model.Decide(dims, config));
     if (model.ids_fit()) state->Store(dims, dim_count, model.ConfigId(config), predicted);
-    hook->network_evaluations.fetch_add(1, std::memory_order_relaxed);
+    guard.shard().network_evaluations.fetch_add(1, std::memory_order_relaxed);
   }
   if (model.FormatConfig(config, decision->config, sizeof decision->config) == 0)
     return Error(CRMAP_ERR_INTERNAL, "crmap_hook_decide: config string longer than %d bytes",
@@ -336,9 +359,8 @@ crmap_status crmap_hook_decide(crmap_hook* hook, const int64_t* dims, size_t dim
   RingSlot& slot = hook->ring[decision->decision_id & (kRingSlots - 1)];
   slot.predicted_us.store(predicted, std::memory_order_relaxed);
   slot.id.store(decision->decision_id, std::memory_order_release);
-  hook->decisions.fetch_add(1, std::memory_order_relaxed);
-  hook->by_source[source].fetch_add(1, std::memory_order_relaxed);
-  if (!in_range) hook->out_of_range.fetch_add(1, std::memory_order_relaxed);
+  guard.shard().by_source[source].fetch_add(1, std::memory_order_relaxed);
+  if (!in_range) guard.shard().out_of_range.fetch_add(1, std::memory_order_relaxed);
   return CRMAP_OK;
 }
 
@@ -367,11 +389,15 @@ crmap_status crmap_hook_observe(crmap_hook* hook, uint64_t decision_id, double l
 crmap_status crmap_hook_metrics(const crmap_hook* hook, crmap_metrics* metrics) {
   if (!hook || !metrics) return Error(CRMAP_ERR_INVALID_ARGUMENT, "crmap_hook_metrics: NULL hook or metrics");
   crmap_hook* h = const_cast<crmap_hook*>(hook);
-  metrics->decisions = h->decisions.load();
-  for (int s = 0; s < 3; ++s) metrics->by_source[s] = h->by_source[s].load();
-  metrics->cache_hits = h->cache_hits.load();
-  metrics->network_evaluations = h->network_evaluations.load();
-  metrics->out_of_range = h->out_of_range.load();
+  metrics->decisions = 0;
+  for (int s = 0; s < 3; ++s) {
+    metrics->by_source[s] = 0;
+    for (const Shard& shard : h->shards) metrics->by_source[s] += shard.by_source[s].load(std::memory_order_relaxed);
+    metrics->decisions += metrics->by_source[s];
+  }
+  metrics->cache_hits = h->Sum(&Shard::cache_hits);
+  metrics->network_evaluations = h->Sum(&Shard::network_evaluations);
+  metrics->out_of_range = h->Sum(&Shard::out_of_range);
   metrics->observations = h->observations.load();
   metrics->unknown_observations = h->unknown_observations.load();
   uint64_t predicted = h->predicted_observations.load();
