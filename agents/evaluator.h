@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/workload.h"
@@ -45,6 +46,9 @@ class Evaluator {
  public:
   virtual ~Evaluator() = default;
   virtual std::vector<Evaluation> Evaluate(const std::vector<Candidate>& candidates) = 0;
+  // Measurements the last Evaluate made without being asked (the real backend's anchor: the default config at
+  // each shape of the batch). A campaign records them as measured, so no agent spends budget on them again.
+  virtual std::vector<std::pair<Candidate, Evaluation>> SideMeasurements() const { return {}; }
 };
 
 // The reward agents learn from: log(speedup) for ok candidates, a fixed penalty for failures (as if 4x slower

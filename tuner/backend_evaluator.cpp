@@ -74,4 +74,14 @@ std::vector<Evaluation> BackendEvaluator::Evaluate(const std::vector<Candidate>&
   return evaluations;
 }
 
+std::vector<std::pair<Candidate, Evaluation>> BackendEvaluator::SideMeasurements() const {
+  std::vector<std::pair<Candidate, Evaluation>> out;
+  for (const auto& [dims, result] : last_anchors_) {
+    Evaluation evaluation = ToEvaluation(result);
+    if (evaluation.ok()) evaluation.speedup = 1.0;  // the anchor against itself
+    out.push_back({Candidate{dims, space_.Default()}, evaluation});
+  }
+  return out;
+}
+
 }  // namespace crmap

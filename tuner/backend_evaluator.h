@@ -27,6 +27,8 @@ class BackendEvaluator : public Evaluator {
  public:
   BackendEvaluator(const Workload& workload, const SearchSpace& space, BackendEvaluatorOptions options);
   std::vector<Evaluation> Evaluate(const std::vector<Candidate>& candidates) override;
+  // The anchors of the last Evaluate, as (dims, default config) with speedup 1 when they ran.
+  std::vector<std::pair<Candidate, Evaluation>> SideMeasurements() const override;
 
   // The backend's full results of the last Evaluate, parallel to its candidates.
   const std::vector<CandidateResult>& last_results() const { return last_results_; }

@@ -24,6 +24,7 @@ Result<CampaignOutcome> RunCampaign(const SearchSpace& space, const std::vector<
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
+  if (options.batch == 0) return Status::InvalidArgument("campaign batch size must be at least 1");
   CampaignOutcome outcome;
   outcome.measured_total = options.already_measured;
 
@@ -120,6 +121,13 @@ Result<CampaignOutcome> RunCampaign(const SearchSpace& space, const std::vector<
     }
     outcome.measured_now += batch.size();
     outcome.measured_total += batch.size();
+    // What the evaluator measured unasked (the default config as anchor) is known from now on: the agent
+    // sees it and never spends budget on it.
+    for (auto& [candidate, evaluation] : evaluator.SideMeasurements()) {
+      if (!measured.insert(CandidateKey(space, candidate)).second) continue;
+      batch.push_back(std::move(candidate));
+      evaluations.push_back(std::move(evaluation));
+    }
     agent.Observe(batch, evaluations);
     progress();
     if (options.max_consecutive_failures > 0 && consecutive_failures >= options.max_consecutive_failures) {

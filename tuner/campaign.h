@@ -3,7 +3,8 @@
 // Data flow: history (the records a database already holds for this workload and space) -> agent.Observe,
 // so nothing is measured twice and a resumed campaign continues where it stopped -> loop: agent.Propose(batch)
 // -> drop candidates measured before -> evaluator.Evaluate -> sink (the tuning database: every result is
-// stored before the agent sees it) -> agent.Observe -> progress. The loop ends when the budget is spent, the
+// stored before the agent sees it) -> agent.Observe (with the evaluator's side measurements: the anchors) ->
+// progress. The loop ends when the budget is spent, the
 // agent has nothing new to propose, the time limit passes, `stop` is raised (Ctrl-C: the batch in flight
 // is finished and stored first), or the agent failed max_consecutive_failures times in a row.
 // Saving is a callback: the campaign never touches files. Not thread-safe.

@@ -1,5 +1,6 @@
 #include "tuner/campaign.h"
 
+#include <algorithm>
 #include <atomic>
 
 #include <gtest/gtest.h>
@@ -191,6 +192,61 @@ TEST_F(CampaignTest, EndsWhenTheAgentRunsDryAndWhenTheSinkFails) {
   auto failed = RunCampaign(space_, shapes_, agent2, evaluator, broken, {}, options);
   EXPECT_FALSE(failed.ok());
   EXPECT_NE(failed.status().message().find("disk full"), std::string::npos);
+}
+
+// Measurements an evaluator makes unasked (the backend's anchors) are recorded as measured: the agent observes
+// each once, and a later proposal of the same (dims, config) is dropped rather than measured.
+TEST_F(CampaignTest, SideMeasurementsAreObservedOnceAndNeverMeasuredAgain) {
+  class AnchoringEvaluator : public CountingEvaluator {
+   public:
+    AnchoringEvaluator(const SearchSpace& space, Config anchor) : CountingEvaluator(space, 0), anchor_(anchor) {}
+    std::vector<Evaluation> Evaluate(const std::vector<Candidate>& candidates) override {
+      last_dims_.clear();
+      for (const auto& c : candidates)
+        if (std::find(last_dims_.begin(), last_dims_.end(), c.dims) == last_dims_.end()) last_dims_.push_back(c.dims);
+      return CountingEvaluator::Evaluate(candidates);
+    }
+    std::vector<std::pair<Candidate, Evaluation>> SideMeasurements() const override {
+      std::vector<std::pair<Candidate, Evaluation>> out;
+      Evaluation e;
+      e.status = EvalStatus::kOk;
+      e.speedup = 1;
+      for (const auto& dims : last_dims_) out.push_back({Candidate{dims, anchor_}, e});
+      return out;
+    }
+
+   private:
+    Config anchor_;
+    std::vector<Dims> last_dims_;
+  };
+  const Config anchor = space_.NthConfig(5);  // the scripted agent proposes it at both shapes in its 3rd batch
+  ScriptedAgent agent(space_, shapes_);
+  AnchoringEvaluator evaluator(space_, anchor);
+  CampaignOptions options;
+  options.budget = 20;
+  options.batch = 4;
+  auto outcome = RunCampaign(space_, shapes_, agent, evaluator, sink_, {}, options);
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_EQ(outcome->measured_now, 20u);
+  EXPECT_EQ(outcome->duplicates_dropped, 2u);
+  EXPECT_EQ(agent.observed, 20u + 2u);  // every measurement, and each shape's side measurement once
+  for (const auto& dims : shapes_) {
+    std::string key = CandidateKey(space_, {dims, anchor});
+    EXPECT_EQ(std::count(evaluator.keys.begin(), evaluator.keys.end(), key), 0) << key << " measured again";
+  }
+}
+
+TEST_F(CampaignTest, RefusesABatchSizeOfZero) {
+  ScriptedAgent agent(space_, shapes_);
+  CountingEvaluator evaluator(space_, 0);
+  CampaignOptions options;
+  options.batch = 0;
+  auto outcome = RunCampaign(space_, shapes_, agent, evaluator, sink_, {{Candidate{shapes_[0], space_.Default()}, {}}},
+                             options);
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_EQ(outcome.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(outcome.status().message().find("batch"), std::string::npos);
+  EXPECT_EQ(evaluator.evaluated, 0u);
 }
 
 }  // namespace

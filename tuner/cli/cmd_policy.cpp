@@ -254,6 +254,11 @@ int RunEvaluate(int argc, char** argv) {
   const std::string policy_path = args["policy"].as<std::string>();
   auto file = ReadPolicyFile(policy_path);
   if (!file.ok()) return Fail(file.status());
+  if (file->table.empty())
+    return Fail(Status::InvalidArgument(
+        "policy " + policy_path +
+        " has no tuned shapes (its table is empty): evaluate compares it with the static plan and the nearest tuned "
+        "shape's config, which need them; train the policy from a database with successful measurements"));
   auto workload = LoadWorkload(file->workload);
   if (!workload.ok()) return Fail(workload.status());
   auto space = SearchSpace::Build(*workload);

@@ -2,6 +2,7 @@
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <map>
 #include <set>
 
 #include <spdlog/spdlog.h>
@@ -76,11 +77,16 @@ Status RunTask(const TuneTask& task, const TaskSettings& settings, TaskReport* r
   } else if (existing.status().code() != StatusCode::kNotFound) {
     return existing.status();
   }
+  // The budget is spent over this task's shapes: a campaign's records at other shapes (a resumed campaign given
+  // new shapes) do not count against it.
+  std::set<std::string> task_shapes;
+  for (const auto& dims : shapes) task_shapes.insert(DimsToText(dims));
   size_t already = 0;
   std::set<std::string> anchored;  // shapes whose default config is in the database
   const std::string default_string = space.ToString(space.Default());
   for (const auto& r : records) {
-    if (r.campaign == settings.campaign && r.agent != "anchor" && !r.baseline) ++already;
+    if (r.campaign == settings.campaign && r.agent != "anchor" && !r.baseline && task_shapes.count(DimsToText(r.dims)))
+      ++already;
     if (r.config == default_string) anchored.insert(DimsToText(r.dims));
   }
   if (already > 0 && !settings.resume) {
@@ -357,11 +363,13 @@ int RunCampaign(int argc, char** argv) {
 
   std::signal(SIGINT, OnInterrupt);
   std::vector<TaskReport> reports;
+  std::map<std::string, int> tasks_named;  // two tasks of one workload and agent get distinct campaign names
   for (const auto& task : spec->tasks) {
     if (g_stop.load()) break;
     TaskReport report;
     TaskSettings task_settings = settings;
     task_settings.campaign = spec->name + "/" + task.workload + "/" + task.agent;
+    if (int earlier = tasks_named[task_settings.campaign]++) task_settings.campaign += "#" + std::to_string(earlier + 1);
     Status status = RunTask(task, task_settings, &report);
     if (!status.ok()) return Fail(status.WithContext("task " + task.workload + "/" + task.agent));
     reports.push_back(report);

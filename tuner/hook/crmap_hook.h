@@ -79,7 +79,7 @@ typedef struct crmap_metrics {
   uint64_t network_evaluations; /* policy answers that ran the network */
   uint64_t out_of_range;        /* decisions for dims outside the tuned ranges (answered by extrapolation) */
   uint64_t observations;
-  uint64_t unknown_observations; /* observe with an id too old or never issued */
+  uint64_t unknown_observations; /* observe with an id never issued, too old, or observed before */
   double mean_abs_log_error;    /* mean |log(measured / predicted)| over observations with a prediction */
   double mean_latency_us;
   double mean_queue_wait_us;
@@ -98,7 +98,8 @@ CRMAP_HOOK_API const char* crmap_hook_last_error(void);
  * NULL. `options` may be NULL. */
 CRMAP_HOOK_API crmap_status crmap_hook_open(const char* policy_path, const crmap_open_options* options, crmap_hook** hook);
 
-/* The policy's dims, in the order crmap_hook_decide expects them. */
+/* The policy's dims, in the order crmap_hook_decide expects them. A hook that opened on its fallback has 0
+ * dims (it answers any dims) until a reload brings a policy; from then on decide wants that policy's dims. */
 CRMAP_HOOK_API size_t crmap_hook_dim_count(const crmap_hook* hook);
 CRMAP_HOOK_API const char* crmap_hook_dim_name(const crmap_hook* hook, size_t index);
 
@@ -106,7 +107,9 @@ CRMAP_HOOK_API const char* crmap_hook_dim_name(const crmap_hook* hook, size_t in
 CRMAP_HOOK_API crmap_status crmap_hook_decide(crmap_hook* hook, const int64_t* dims, size_t dim_count,
                                const crmap_telemetry* telemetry, crmap_decision* decision);
 
-/* Reports the measured latency of a decision and the time the request waited in the queue. */
+/* Reports the measured latency of a decision and the time the request waited in the queue. Each decision is
+ * observed at most once, within the next 8192 decisions; otherwise CRMAP_ERR_INVALID_ARGUMENT (counted as an
+ * unknown observation). */
 CRMAP_HOOK_API crmap_status crmap_hook_observe(crmap_hook* hook, uint64_t decision_id, double latency_us, double queue_wait_us);
 
 CRMAP_HOOK_API crmap_status crmap_hook_metrics(const crmap_hook* hook, crmap_metrics* metrics);

@@ -128,9 +128,29 @@ size_t MyShard() {
   return shard;
 }
 
+// One decision awaiting its observation. id 0: empty or already observed. A decision overwrites the slot of
+// the decision kRingSlots before it; Consume accepts only the id it finds there, once, with that decision's
+// prediction (the fences order "id cleared" before "prediction replaced", so a Consume that read a newer
+// prediction sees the cleared id and fails).
 struct RingSlot {
   std::atomic<uint64_t> id{0};
   std::atomic<double> predicted_us{0};
+
+  void Issue(uint64_t decision_id, double predicted) {
+    id.store(0, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_release);
+    predicted_us.store(predicted, std::memory_order_relaxed);
+    id.store(decision_id, std::memory_order_release);
+  }
+  bool Consume(uint64_t decision_id, double* predicted) {
+    if (id.load(std::memory_order_acquire) != decision_id) return false;
+    double p = predicted_us.load(std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    uint64_t expected = decision_id;
+    if (!id.compare_exchange_strong(expected, 0, std::memory_order_acq_rel)) return false;
+    *predicted = p;
+    return true;
+  }
 };
 
 }  // namespace
@@ -146,7 +166,10 @@ struct crmap_hook {
   std::string expected_space;
   std::string workload;  // of the loaded policy: reloads must match it
   std::string space;
-  std::vector<std::string> dim_names;  // fixed by the first policy (reloads must match)
+  // Fixed by the first policy that loads (reloads must match): published once, immutable, freed at close, so
+  // dim_count/dim_name may run concurrently with a reload that publishes them (a hook opened on its fallback).
+  std::atomic<const std::vector<std::string>*> dim_names{nullptr};
+  std::unique_ptr<const std::vector<std::string>> dim_names_owner;  // guarded by reload_mutex
 
   alignas(64) std::atomic<uint64_t> next_decision{1};
   std::atomic<uint64_t> observations{0};
@@ -235,8 +258,12 @@ void Publish(crmap_hook* hook, std::unique_ptr<HookState> state) {
   const PolicyFile& f = state->model->file();
   hook->workload = f.workload;
   hook->space = f.space_fingerprint;
-  if (hook->dim_names.empty())
-    for (const auto& d : f.dims) hook->dim_names.push_back(d.name);
+  if (!hook->dim_names_owner) {
+    auto names = std::make_unique<std::vector<std::string>>();
+    for (const auto& d : f.dims) names->push_back(d.name);
+    hook->dim_names_owner = std::move(names);
+    hook->dim_names.store(hook->dim_names_owner.get(), std::memory_order_release);
+  }
   state->generation = ++hook->generations;
   HookState* old = hook->current.exchange(state.release());
   if (old) hook->RetireAfterGracePeriod(old);
@@ -292,10 +319,14 @@ crmap_status crmap_hook_open(const char* policy_path, const crmap_open_options* 
   }
 }
 
-size_t crmap_hook_dim_count(const crmap_hook* hook) { return hook ? hook->dim_names.size() : 0; }
+size_t crmap_hook_dim_count(const crmap_hook* hook) {
+  const std::vector<std::string>* names = hook ? hook->dim_names.load(std::memory_order_acquire) : nullptr;
+  return names ? names->size() : 0;
+}
 
 const char* crmap_hook_dim_name(const crmap_hook* hook, size_t index) {
-  return hook && index < hook->dim_names.size() ? hook->dim_names[index].c_str() : nullptr;
+  const std::vector<std::string>* names = hook ? hook->dim_names.load(std::memory_order_acquire) : nullptr;
+  return names && index < names->size() ? (*names)[index].c_str() : nullptr;
 }
 
 crmap_status crmap_hook_decide(crmap_hook* hook, const int64_t* dims, size_t dim_count,
@@ -312,9 +343,7 @@ crmap_status crmap_hook_decide(crmap_hook* hook, const int64_t* dims, size_t dim
     decision->predicted_latency_us = 0;
     decision->source = CRMAP_SOURCE_FALLBACK;
     decision->decision_id = hook->next_decision.fetch_add(1, std::memory_order_relaxed);
-    RingSlot& slot = hook->ring[decision->decision_id & (kRingSlots - 1)];
-    slot.predicted_us.store(0, std::memory_order_relaxed);  // nothing predicted: latency still recorded
-    slot.id.store(decision->decision_id, std::memory_order_release);
+    hook->ring[decision->decision_id & (kRingSlots - 1)].Issue(decision->decision_id, 0);  // latency still recorded
     guard.shard().by_source[CRMAP_SOURCE_FALLBACK].fetch_add(1, std::memory_order_relaxed);
     return CRMAP_OK;
   }
@@ -356,9 +385,7 @@ crmap_status crmap_hook_decide(crmap_hook* hook, const int64_t* dims, size_t dim
   decision->predicted_latency_us = predicted;
   decision->source = source;
   decision->decision_id = hook->next_decision.fetch_add(1, std::memory_order_relaxed);
-  RingSlot& slot = hook->ring[decision->decision_id & (kRingSlots - 1)];
-  slot.predicted_us.store(predicted, std::memory_order_relaxed);
-  slot.id.store(decision->decision_id, std::memory_order_release);
+  hook->ring[decision->decision_id & (kRingSlots - 1)].Issue(decision->decision_id, predicted);
   guard.shard().by_source[source].fetch_add(1, std::memory_order_relaxed);
   if (!in_range) guard.shard().out_of_range.fetch_add(1, std::memory_order_relaxed);
   return CRMAP_OK;
@@ -368,13 +395,13 @@ crmap_status crmap_hook_observe(crmap_hook* hook, uint64_t decision_id, double l
   if (!hook) return Error(CRMAP_ERR_INVALID_ARGUMENT, "crmap_hook_observe: hook is NULL");
   if (!(latency_us >= 0) || !(queue_wait_us >= 0) || !std::isfinite(latency_us) || !std::isfinite(queue_wait_us))
     return Error(CRMAP_ERR_INVALID_ARGUMENT, "crmap_hook_observe: latency and queue wait must be finite and >= 0");
-  const RingSlot& slot = hook->ring[decision_id & (kRingSlots - 1)];
-  double predicted = slot.predicted_us.load(std::memory_order_relaxed);
-  if (decision_id == 0 || slot.id.load(std::memory_order_acquire) != decision_id ||
-      slot.predicted_us.load(std::memory_order_relaxed) != predicted) {
+  double predicted = 0;
+  if (decision_id == 0 || !hook->ring[decision_id & (kRingSlots - 1)].Consume(decision_id, &predicted)) {
     hook->unknown_observations.fetch_add(1, std::memory_order_relaxed);
-    return Error(CRMAP_ERR_INVALID_ARGUMENT, "crmap_hook_observe: decision %llu is unknown or too old",
-                 static_cast<unsigned long long>(decision_id));
+    return Error(CRMAP_ERR_INVALID_ARGUMENT,
+                 "crmap_hook_observe: decision %llu is unknown, too old (only the last %zu decisions are kept) "
+                 "or already observed",
+                 static_cast<unsigned long long>(decision_id), kRingSlots);
   }
   hook->observations.fetch_add(1, std::memory_order_relaxed);
   AtomicAdd(hook->sum_latency_us, latency_us);
@@ -417,10 +444,10 @@ crmap_status crmap_hook_reload(crmap_hook* hook, const char* policy_path) {
     std::unique_ptr<HookState> state;
     crmap_status status = LoadState(hook, policy_path, &state);
     if (status != CRMAP_OK) return status;
-    if (!hook->dim_names.empty()) {
+    if (const std::vector<std::string>* names = hook->dim_names_owner.get()) {
       const auto& dims = state->model->file().dims;
-      bool same = dims.size() == hook->dim_names.size();
-      for (size_t i = 0; same && i < dims.size(); ++i) same = dims[i].name == hook->dim_names[i];
+      bool same = dims.size() == names->size();
+      for (size_t i = 0; same && i < dims.size(); ++i) same = dims[i].name == (*names)[i];
       if (!same) return Error(CRMAP_ERR_MISMATCH, "%s: its dims differ from the loaded policy's", policy_path);
     }
     Publish(hook, std::move(state));

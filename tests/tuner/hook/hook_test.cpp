@@ -493,16 +493,78 @@ TEST_F(HookTest, FallbackDecisionsCanBeObserved) {
 }
 
 // A policy whose canonical config strings could exceed CRMAP_HOOK_CONFIG_CAPACITY - 1 bytes (value names may be
-// 4 KiB) is refused at open; every policy that opens can answer.
-TEST_F(HookTest, EveryPolicyThatOpensCanAnswer) {
-  PolicyFile wide = testing::FillSyntheticPolicy(testing::CustomSkeleton(1, 2, 2, std::string(600, 'x')), {});
-  ASSERT_TRUE(ValidatePolicyFile(wide).ok());
-  std::string path = WriteTestPolicy("hook_wide_names.policy", wide);
+// 4 KiB) is refused at open, naming the length; one whose longest config string is exactly the capacity - 1
+// opens and answers from the table, the network and the cache.
+TEST_F(HookTest, ConfigStringsUpToTheCapacityOpenAndLongerOnesAreRefused) {
+  auto longest_config = [](size_t name_length) {
+    PolicyFile f = testing::FillSyntheticPolicy(testing::CustomSkeleton(1, 2, 2, std::string(name_length, 'x')), {});
+    auto model = PolicyModel::Create(f);
+    EXPECT_TRUE(model.ok()) << model.status().message();
+    return std::make_pair(f, model.ok() ? (*model)->max_config_length() : size_t{0});
+  };
+  const size_t limit = CRMAP_HOOK_CONFIG_CAPACITY - 1;
+  size_t fits = 0;  // the longest value-name length whose config strings still fit
+  for (size_t length = 400; length < 600 && longest_config(length).second <= limit; ++length) fits = length;
+  ASSERT_GT(fits, 0u);
+
+  auto [at_limit, at_limit_length] = longest_config(fits);
+  ASSERT_LE(at_limit_length, limit);
+  ASSERT_GE(at_limit_length, limit - 2);  // 2 knobs: each name character adds 2 bytes
+  std::string path = WriteTestPolicy("hook_names_at_limit.policy", at_limit);
   Hook hook;
-  if (hook.Open(path) != CRMAP_OK) return;  // refusing it at open is a fine fix
+  ASSERT_EQ(hook.Open(path), CRMAP_OK) << Hook::LastError();
   crmap_decision d;
-  EXPECT_EQ(hook.Decide({100}, &d), CRMAP_OK) << Hook::LastError();
-  EXPECT_EQ(hook.Decide(wide.table[0].dims, &d), CRMAP_OK) << Hook::LastError();
+  ASSERT_EQ(hook.Decide(at_limit.table[0].dims, &d), CRMAP_OK) << Hook::LastError();
+  EXPECT_EQ(d.source, CRMAP_SOURCE_TABLE);
+  std::set<std::string> seen;
+  for (int64_t dim : {100, 100, 2500}) {
+    ASSERT_EQ(hook.Decide({dim}, &d), CRMAP_OK) << Hook::LastError();
+    EXPECT_EQ(d.source, CRMAP_SOURCE_POLICY);
+    EXPECT_LE(std::strlen(d.config), limit);
+    EXPECT_NE(std::string(d.config).find(std::string(fits, 'x')), std::string::npos);
+  }
+  EXPECT_EQ(Metrics(hook).cache_hits, 1u);
+
+  auto [beyond, beyond_length] = longest_config(fits + 1);
+  ASSERT_GT(beyond_length, limit);
+  std::string beyond_path = WriteTestPolicy("hook_names_beyond_limit.policy", beyond);
+  Hook refused;
+  EXPECT_EQ(refused.Open(beyond_path), CRMAP_ERR_CORRUPTION);
+  EXPECT_NE(std::string(Hook::LastError()).find("config strings can reach " + std::to_string(beyond_length) + " bytes"),
+            std::string::npos)
+      << Hook::LastError();
+  EXPECT_FALSE(refused.is_open());
+}
+
+// Each decision is observed once: a second observe of the same id is refused and counted as unknown, and the
+// first observation's latency stays the only one recorded.
+TEST_F(HookTest, ADecisionIsObservedOnce) {
+  Hook hook;
+  ASSERT_EQ(hook.Open(path_a_), CRMAP_OK);
+  crmap_decision d;
+  ASSERT_EQ(hook.Decide({32}, &d), CRMAP_OK);
+  EXPECT_EQ(hook.Observe(d.decision_id, 100, 1), CRMAP_OK) << Hook::LastError();
+  EXPECT_EQ(hook.Observe(d.decision_id, 900, 1), CRMAP_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(Hook::LastError()).find("already observed"), std::string::npos) << Hook::LastError();
+  crmap_metrics m = Metrics(hook);
+  EXPECT_EQ(m.observations, 1u);
+  EXPECT_EQ(m.unknown_observations, 1u);
+  EXPECT_NEAR(m.mean_latency_us, 100, 1e-9);
+}
+
+// A hook that opened on its fallback has no dims and answers any; once a reload brings a policy, decide wants
+// that policy's dims.
+TEST_F(HookTest, FallbackHookTakesThePolicysDimsAfterAReload) {
+  Hook hook;
+  ASSERT_EQ(hook.Open(bad_files_[0].path, "", kFallback), CRMAP_ERR_CORRUPTION);
+  EXPECT_TRUE(hook.DimNames().empty());
+  crmap_decision d;
+  ASSERT_EQ(hook.Decide({}, &d), CRMAP_OK);
+  EXPECT_EQ(d.source, CRMAP_SOURCE_FALLBACK);
+  ASSERT_EQ(hook.Reload(path_a_), CRMAP_OK) << Hook::LastError();
+  EXPECT_EQ(hook.DimNames(), std::vector<std::string>{"batch"});
+  EXPECT_EQ(hook.Decide({}, &d), CRMAP_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(hook.Decide({64}, &d), CRMAP_OK) << Hook::LastError();
 }
 
 // 4 threads decide (and observe, and read metrics) at random dims while a 5th reloads between two policies in

@@ -4,7 +4,9 @@
 // Three threads decide (and observe each decision) at random dims, one reads metrics, one reloads between two
 // policies in a loop and also tries a bad file. Every decision must be OK and one of the two policies' answers
 // for its dims (computed up front with PolicyModel). Runs until enough reloads and decisions have overlapped;
-// no wall-clock limits. Exit status 0 on success, 1 with a message on any failure.
+// no wall-clock limits. Then two smaller phases: two threads observe the same decisions concurrently (each
+// decision must be accepted exactly once), and threads read a fallback-only hook's dim names while another
+// reloads a real policy into it. Exit status 0 on success, 1 with a message on any failure.
 #include <atomic>
 #include <cmath>
 #include <cstdio>
@@ -34,6 +36,68 @@ std::string Answer(const PolicyModel& model, const int64_t* dims) {
   else
     model.Decide(dims, config.data());
   return crmap::PolicyConfigString(model.file().knobs, config);
+}
+
+// Two threads observe every one of `count` decisions: each must be accepted exactly once.
+bool EveryDecisionIsObservedOnce(crmap_hook* hook, const std::vector<int64_t>& dims, int count, std::string* error) {
+  std::vector<uint64_t> ids;
+  for (int i = 0; i < count; ++i) {
+    crmap_decision d;
+    if (crmap_hook_decide(hook, dims.data(), dims.size(), nullptr, &d) != CRMAP_OK) {
+      *error = crmap_hook_last_error();
+      return false;
+    }
+    ids.push_back(d.decision_id);
+  }
+  std::atomic<int> accepted{0};
+  auto observer = [&] {
+    for (uint64_t id : ids)
+      if (crmap_hook_observe(hook, id, 50, 1) == CRMAP_OK) ++accepted;
+  };
+  std::thread first(observer), second(observer);
+  first.join();
+  second.join();
+  if (accepted.load() != count) {
+    *error = std::to_string(accepted.load()) + " observations accepted for " + std::to_string(count) + " decisions";
+    return false;
+  }
+  return true;
+}
+
+// Readers of a fallback-only hook's dims while another thread reloads a real policy into it: they see either
+// no dims or the policy's, never anything else.
+bool DimNamesArePublishedSafely(const std::string& bad_path, const std::string& good_path,
+                                const std::vector<std::string>& expected, std::string* error) {
+  crmap_open_options options{};
+  options.fallback_config = "fallback";
+  crmap_hook* hook = nullptr;
+  if (crmap_hook_open(bad_path.c_str(), &options, &hook) == CRMAP_OK || !hook) {
+    *error = "the bad policy opened, or no fallback hook";
+    return false;
+  }
+  std::atomic<bool> reloaded{false};
+  std::atomic<int> wrong{0};
+  auto reader = [&] {
+    for (int n = 0; n < 2000 || !reloaded.load(); ++n) {
+      size_t count = crmap_hook_dim_count(hook);
+      if (count != 0 && count != expected.size()) ++wrong;
+      for (size_t i = 0; i < count; ++i) {
+        const char* name = crmap_hook_dim_name(hook, i);
+        if (!name || expected[i] != name) ++wrong;
+      }
+    }
+  };
+  std::thread r1(reader), r2(reader);
+  if (crmap_hook_reload(hook, good_path.c_str()) != CRMAP_OK) ++wrong;
+  reloaded = true;
+  r1.join();
+  r2.join();
+  crmap_hook_close(hook);
+  if (wrong.load()) {
+    *error = std::to_string(wrong.load()) + " wrong dim reads";
+    return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -107,7 +171,12 @@ int main() {
 
   crmap_metrics m;
   if (crmap_hook_metrics(hook, &m) != CRMAP_OK) return Fail("metrics");
+  std::string error;
+  if (!EveryDecisionIsObservedOnce(hook, dims[0], 2000, &error)) return Fail("observe once: " + error);
   crmap_hook_close(hook);
+  std::vector<std::string> dim_names;
+  for (const auto& d : policy_a.dims) dim_names.push_back(d.name);
+  if (!DimNamesArePublishedSafely(path_bad, path_a, dim_names, &error)) return Fail("dim names: " + error);
   if (failures.load()) return Fail(std::to_string(failures.load()) + " failed calls");
   if (foreign.load()) return Fail(std::to_string(foreign.load()) + " decisions matched neither policy");
   if (m.reloads != reloads.load() || m.policy_generation != reloads.load() + 1)

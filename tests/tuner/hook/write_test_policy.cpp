@@ -1,8 +1,9 @@
 // write_test_policy: writes a synthetic, valid policy file (tests/tuner/hook/policy_test_support.h) for tests
 // that need one at test time without training (the C example's ctest) and for regenerating the fuzz corpus.
 //
-//   write_test_policy OUT [dlrm_mlp|bert_ffn|bert_attention] [SEED] [HIDDEN]
+//   write_test_policy [--empty-table] OUT [dlrm_mlp|bert_ffn|bert_attention] [SEED] [HIDDEN]
 //
+// --empty-table writes the policy without tuned shapes (valid: the hook answers from the network).
 // Exit status 0 on success, 2 on bad arguments, 1 if the file cannot be written.
 #include <cstdio>
 #include <cstdlib>
@@ -11,8 +12,15 @@
 #include "tests/tuner/hook/policy_test_support.h"
 
 int main(int argc, char** argv) {
+  const char* program = argv[0];
+  bool empty_table = argc > 1 && std::string(argv[1]) == "--empty-table";
+  if (empty_table) {
+    --argc;
+    ++argv;
+  }
   if (argc < 2 || argc > 5) {
-    std::fprintf(stderr, "usage: %s OUT [dlrm_mlp|bert_ffn|bert_attention] [SEED] [HIDDEN]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s [--empty-table] OUT [dlrm_mlp|bert_ffn|bert_attention] [SEED] [HIDDEN]\n",
+                 program);
     return 2;
   }
   crmap::testing::SyntheticPolicyOptions options;
@@ -33,7 +41,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "write_test_policy: hidden must be in [1, %u]\n", crmap::kMaxHidden);
     return 2;
   }
-  crmap::Status status = crmap::WritePolicyFile(argv[1], crmap::testing::MakeSyntheticPolicy(options));
+  crmap::PolicyFile policy = crmap::testing::MakeSyntheticPolicy(options);
+  if (empty_table) policy.table.clear();
+  crmap::Status status = crmap::WritePolicyFile(argv[1], policy);
   if (!status.ok()) {
     std::fprintf(stderr, "write_test_policy: %s\n", status.ToString().c_str());
     return 1;
