@@ -3,6 +3,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <system_error>
 #include <unistd.h>
 
 namespace crmap {
@@ -23,6 +25,21 @@ Status WriteFileAtomically(const std::string& path, std::string_view bytes) {
     std::remove(temporary.c_str());
     return Status::InvalidArgument("cannot write " + path + ": " + std::strerror(errno));
   }
+  return Status::Ok();
+}
+
+Status CheckWritableFile(const std::string& path) {
+  namespace fs = std::filesystem;
+  if (path.empty()) return Status::InvalidArgument("output file name is empty");
+  std::error_code error;
+  if (fs::is_directory(path, error)) return Status::InvalidArgument("cannot write " + path + ": it is a folder");
+  fs::path folder = fs::path(path).parent_path();
+  if (folder.empty()) folder = ".";
+  if (!fs::is_directory(folder, error))
+    return Status::InvalidArgument("cannot write " + path + ": folder " + folder.string() + " does not exist");
+  if (access(folder.c_str(), W_OK) != 0)
+    return Status::InvalidArgument("cannot write " + path + ": folder " + folder.string() + " is not writable (" +
+                                   std::strerror(errno) + ")");
   return Status::Ok();
 }
 

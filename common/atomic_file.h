@@ -13,4 +13,8 @@ namespace crmap {
 // InvalidArgument when the path cannot be written (missing folder, permissions), Internal on I/O errors.
 Status WriteFileAtomically(const std::string& path, std::string_view bytes);
 
+// Whether WriteFileAtomically(path) could succeed, checked before long work that ends in writing it: the
+// folder exists and is writable and `path` is not a folder. InvalidArgument naming the problem otherwise.
+Status CheckWritableFile(const std::string& path);
+
 }  // namespace crmap

@@ -75,6 +75,11 @@ expect_bad "rounds out of range" "--rounds" measure --workload bert_ffn --dims t
 expect_bad "over the memory budget" "memory budget" \
   measure --workload bert_ffn --dims tokens=128 --memory-budget 1000 --rounds 1
 
+expect_bad "--out in a missing folder" "folder $WORK/no_such_folder does not exist" \
+  measure --workload bert_ffn --dims tokens=8 --rounds 1 --out "$WORK/no_such_folder/x.json"
+expect_bad "--out naming a folder" "it is a folder" sweep --workload dlrm_mlp --dims batch=1 --out "$WORK"
+expect_bad "train --out in a missing folder" "does not exist" train --db "$WORK/none.jsonl" --out "$WORK/no_such_folder/p.policy"
+
 # --out on bad input: the file is not created.
 cases=$((cases + 1))
 "$CRMAP" measure --workload bert_ffn --dims tokens=999999 --out "$WORK/bad_dims.json" >/dev/null 2>&1

@@ -5,8 +5,8 @@
 # "crmap: error:" line naming the problem.
 # $1: the crmap binary; $2: write_test_policy (tests/tuner/hook/write_test_policy.cpp).
 set -u
-crmap="$1"
-write_test_policy="$2"
+crmap=$(realpath "$1")
+write_test_policy=$(realpath "$2")
 work=$(mktemp -d "${TMPDIR:-/tmp}/crmap_cli_policy.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 failures=0
@@ -32,8 +32,10 @@ db="$work/tuned.jsonl"
 policy="$work/tuned.policy"
 "$crmap" tune --workload dlrm_mlp --shapes "batch=1;batch=16" --agent random --budget 24 --rounds 1 --warmup 0 \
   --no-confirm --db "$db" >"$work/tune.out" 2>&1 || fail "tune: $(tail -3 "$work/tune.out")"
-"$crmap" train --db "$db" --out "$policy" --critic-epochs 200 --policy-steps 100 >"$work/train.out" 2>&1 ||
-  fail "train: $(tail -3 "$work/train.out")"
+# Trained with a relative database path: the policy records it absolute, so evaluate (below, run from
+# another directory) finds it.
+(cd "$work" && "$crmap" train --db tuned.jsonl --out tuned.policy --critic-epochs 200 --policy-steps 100) \
+  >"$work/train.out" 2>&1 || fail "train: $(tail -3 "$work/train.out")"
 grep -q "2 tuned shapes" "$work/train.out" || fail "train did not report 2 tuned shapes: $(cat "$work/train.out")"
 
 # export: the table holds both shapes, each with its fastest measured config (largest speedup over the
@@ -86,7 +88,7 @@ PY
 head -c 300 "$policy" >"$work/truncated.policy"
 expect_bad "truncated policy" "truncated" query --policy "$work/truncated.policy" --dims batch=5
 expect_bad "missing policy" "no such policy file" query --policy "$work/none.policy" --dims batch=5
-expect_bad "missing dim" "the policy needs: batch" query --policy "$policy" --dims tokens=5
+expect_bad "unknown dim" "the policy has no dim 'tokens'; its dims: batch" query --policy "$policy" --dims tokens=5
 expect_bad "train without --out" "--out" train --db "$db"
 expect_bad "train on a missing database" "none.jsonl" train --db "$work/none.jsonl" --out "$work/x.policy"
 [ -e "$work/x.policy" ] && fail "a failed train left a policy file behind"

@@ -256,6 +256,18 @@ struct ShapeSummary {
   size_t records = 0, ok = 0;
   std::optional<ConfigSummary> best;
   double libtorch_median_us = kNaN;
+  double libtorch_speedup = kNaN;  // LibTorch over the default, measured side by side in one run (< 1: slower)
+
+  // The best config over LibTorch: through the default when both were measured side by side with it (two
+  // in-run ratios), else the ratio of medians from different runs (`across` is set).
+  double VsLibtorch(bool* across) const {
+    *across = false;
+    if (!best) return kNaN;
+    if (best->basis == SpeedupBasis::kInBatch && std::isfinite(libtorch_speedup) && libtorch_speedup > 0)
+      return best->speedup / libtorch_speedup;
+    *across = true;
+    return libtorch_median_us / best->median_us;
+  }
 };
 
 // Ranks the ok configs of one shape (current fingerprints only) by speedup over the default config.
@@ -263,18 +275,22 @@ ShapeSummary SummariseShape(const Dims& dims, const std::vector<const TuningReco
                             DefaultMatcher& is_default) {
   ShapeSummary shape;
   shape.dims = dims;
-  std::vector<double> default_medians, libtorch_medians;
+  std::vector<double> default_medians, libtorch_medians, libtorch_speedups;
   for (const TuningRecord* r : records) {
     ++shape.records;
     if (r->status != "ok") continue;
     ++shape.ok;
     if (r->baseline) {
-      if (r->config == "libtorch") libtorch_medians.push_back(r->median_us);
+      if (r->config != "libtorch") continue;
+      libtorch_medians.push_back(r->median_us);
+      if (std::isfinite(r->ratio_to_anchor) && r->ratio_to_anchor > 0 && is_default(r->anchor))
+        libtorch_speedups.push_back(1.0 / r->ratio_to_anchor);
     } else if (is_default(r->config)) {
       default_medians.push_back(r->median_us);
     }
   }
   shape.libtorch_median_us = Median(libtorch_medians);
+  shape.libtorch_speedup = Median(libtorch_speedups);
   const double default_median = Median(default_medians);
 
   std::map<std::string, ConfigSummary> configs;
@@ -363,7 +379,14 @@ int RunBest(const Db& db, bool json) {
                            {"speedup_vs_default", NumberOrNull(s.best->speedup)},
                            {"speedup_basis", BasisName(s.best->basis)},
                            {"measurements", s.best->medians.size()},
-                           {"vs_libtorch", NumberOrNull(s.libtorch_median_us / s.best->median_us)}};
+                           {"vs_libtorch", nullptr},
+                           {"vs_libtorch_basis", "none"}};
+          bool across = false;
+          double vs = s.VsLibtorch(&across);
+          if (std::isfinite(vs)) {
+            shape["best"]["vs_libtorch"] = vs;
+            shape["best"]["vs_libtorch_basis"] = across ? "ratio_of_medians" : "in_batch_ratios";
+          }
         }
         w["shapes"].push_back(shape);
       }
@@ -386,10 +409,13 @@ int RunBest(const Db& db, bool json) {
         any_across = any_across || across;
         speedup = Format("%s%.2fx", across ? "~" : "", s.best->speedup);
       }
-      double vs_libtorch = s.libtorch_median_us / s.best->median_us;
+      bool libtorch_across = false;
+      double vs_libtorch = s.VsLibtorch(&libtorch_across);
+      if (std::isfinite(vs_libtorch)) any_across = any_across || libtorch_across;
       table.AddRow({DimsToText(s.dims), ConfigLabel(info, s.best->config), Microseconds(s.best->median_us),
                     Microseconds(s.best->p99_us), speedup,
-                    std::isfinite(vs_libtorch) ? Format("%.2fx", vs_libtorch) : "-", Count(s.records), Count(s.ok)});
+                    std::isfinite(vs_libtorch) ? Format("%s%.2fx", libtorch_across ? "~" : "", vs_libtorch) : "-",
+                    Count(s.records), Count(s.ok)});
     }
     std::printf("%s", table.Render().c_str());
   }
@@ -401,7 +427,8 @@ int RunBest(const Db& db, bool json) {
   if (any_across)
     std::printf(
         "\n~ : ratio of medians measured in different batches (machine drift between batches is in it);\n"
-        "    without ~ the speedup is the median per-round ratio to the default measured in one batch\n");
+        "    without ~ the speedup is the median per-round ratio to the default measured in one batch (vs\n"
+        "    libtorch: the best config's and LibTorch's ratios to the default, each measured in one batch)\n");
   return kExitOk;
 }
 

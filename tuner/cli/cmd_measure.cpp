@@ -33,6 +33,7 @@ int RunMeasure(int argc, char** argv) {
   cxxopts::ParseResult args;
   int code = 0;
   if (!ParseOptions(options, argc, argv, &args, &code)) return code;
+  if (Status out = CheckOutOption(args); !out.ok()) return Fail(out);
 
   auto target = LoadTarget(args);
   if (!target.ok()) return Fail(target.status());
@@ -82,6 +83,7 @@ int RunCompare(int argc, char** argv) {
   cxxopts::ParseResult args;
   int code = 0;
   if (!ParseOptions(options, argc, argv, &args, &code)) return code;
+  if (Status out = CheckOutOption(args); !out.ok()) return Fail(out);
 
   auto target = LoadTarget(args);
   if (!target.ok()) return Fail(target.status());

@@ -1,6 +1,7 @@
 // crmap train / export / query / evaluate: learned mapping policies.
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <set>
 
 #include <spdlog/spdlog.h>
@@ -85,14 +86,14 @@ int FailHook(crmap_status status) {
 Result<std::vector<int64_t>> HookDims(const Hook& hook, const Dims& dims) {
   std::vector<int64_t> values;
   std::vector<std::string> names = hook.DimNames();
+  for (const auto& [name, value] : dims)  // a typo names the unknown dim, not only the one it misses
+    if (std::find(names.begin(), names.end(), name) == names.end())
+      return Status::InvalidArgument("the policy has no dim '" + name + "'; its dims: " + JoinNames(names));
   for (const auto& name : names) {
     auto it = dims.find(name);
     if (it == dims.end()) return Status::InvalidArgument("missing dim '" + name + "'; the policy needs: " + JoinNames(names));
     values.push_back(it->second);
   }
-  for (const auto& [name, value] : dims)
-    if (std::find(names.begin(), names.end(), name) == names.end())
-      return Status::InvalidArgument("the policy has no dim '" + name + "'; its dims: " + JoinNames(names));
   return values;
 }
 
@@ -114,6 +115,7 @@ int RunTrain(int argc, char** argv) {
   cxxopts::ParseResult args;
   int code = 0;
   if (!ParseOptions(options, argc, argv, &args, &code)) return code;
+  if (Status out = CheckOutOption(args); !out.ok()) return Fail(out);
   if (!args.count("db")) return Fail(Status::InvalidArgument("missing --db"));
   if (!args.count("out")) return Fail(Status::InvalidArgument("missing --out (the policy file to write)"));
   const std::string db_path = args["db"].as<std::string>();
@@ -125,6 +127,7 @@ int RunTrain(int argc, char** argv) {
     if (!all.ok()) return Fail(all.status());
     std::set<std::string> names;
     for (const auto& r : all->records) names.insert(r.workload);
+    if (names.empty()) return Fail(Status::InvalidArgument(db_path + " holds no records: tune into it first"));
     if (names.size() != 1)
       return Fail(Status::InvalidArgument(db_path + " holds " + std::to_string(names.size()) +
                                           " workloads; name one with --workload (" +
@@ -145,10 +148,15 @@ int RunTrain(int argc, char** argv) {
   train.hidden = args["hidden"].as<int>();
   train.critic_epochs = args["critic-epochs"].as<int>();
   train.policy_steps = args["policy-steps"].as<int>();
-  train.db_path = db_path;
+  // Absolute, so that `crmap evaluate` finds the database from any directory.
+  std::error_code absolute_error;
+  std::filesystem::path absolute_db = std::filesystem::absolute(db_path, absolute_error);
+  train.db_path = absolute_error ? db_path : absolute_db.lexically_normal().string();
   if (train.critic_epochs < 0 || train.policy_steps < 0)
     return Fail(Status::InvalidArgument("--critic-epochs and --policy-steps must be >= 0"));
-  if (!args.count("json")) spdlog::info("training on {} records of {}...", db->records.size(), workload->name());
+  if (!args.count("json"))
+    spdlog::info("training on the records of {} in {} ({} with its current fingerprints, LibTorch rows included)...",
+                 workload->name(), db_path, db->records.size());
   TrainReport report;
   auto file = TrainPolicy(*workload, *space, db->records, train, &report);
   if (!file.ok()) return Fail(file.status());
@@ -160,7 +168,7 @@ int RunTrain(int argc, char** argv) {
   if (args.count("json")) {
     std::printf("%s\n", json.dump(2).c_str());
   } else {
-    std::printf("wrote %s: %s, %zu records, %zu tuned shapes\n  critic mean squared error %.4f (log speedup)\n"
+    std::printf("wrote %s: %s, %zu measurements of configs used, %zu tuned shapes\n  critic mean squared error %.4f (log speedup)\n"
                 "  policy's own choice = best measured config at %zu of %zu tuned shapes\n  fallback %s\n",
                 args["out"].as<std::string>().c_str(), workload->name().c_str(), report.records, report.shapes,
                 report.critic_loss, report.policy_agrees, report.shapes, report.fallback.c_str());
@@ -177,6 +185,7 @@ int RunExport(int argc, char** argv) {
   cxxopts::ParseResult args;
   int code = 0;
   if (!ParseOptions(options, argc, argv, &args, &code)) return code;
+  if (Status out = CheckOutOption(args); !out.ok()) return Fail(out);
   if (!args.count("policy")) return Fail(Status::InvalidArgument("missing --policy"));
   if (args["format"].as<std::string>() != "json")
     return Fail(Status::InvalidArgument("unknown format '" + args["format"].as<std::string>() + "'; allowed: json"));
@@ -223,7 +232,7 @@ int RunQuery(int argc, char** argv) {
     std::printf("%s\n", j.dump(2).c_str());
   } else {
     std::printf("config     %s\nsource     %s%s\npredicted  %.1f us\n", decision.config, SourceName(decision.source),
-                metrics.out_of_range ? " (dims outside the tuned ranges: extrapolated)" : "",
+                metrics.out_of_range ? " (dims outside the workload's declared ranges: extrapolated)" : "",
                 decision.predicted_latency_us);
   }
   return kExitOk;
@@ -247,6 +256,7 @@ int RunEvaluate(int argc, char** argv) {
   cxxopts::ParseResult args;
   int code = 0;
   if (!ParseOptions(options, argc, argv, &args, &code)) return code;
+  if (Status out = CheckOutOption(args); !out.ok()) return Fail(out);
   for (const char* required : {"policy", "shapes"})
     if (!args.count(required)) return Fail(Status::InvalidArgument(std::string("missing --") + required));
   auto measure = ReadMeasureOptions(args);

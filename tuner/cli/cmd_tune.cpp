@@ -279,6 +279,7 @@ int RunTune(int argc, char** argv) {
   cxxopts::ParseResult args;
   int code = 0;
   if (!ParseOptions(options, argc, argv, &args, &code)) return code;
+  if (Status out = CheckOutOption(args); !out.ok()) return Fail(out);
   for (const char* required : {"workload", "shapes", "db"})
     if (!args.count(required)) return Fail(Status::InvalidArgument(std::string("missing --") + required));
   auto session = ReadMeasureOptions(args);
@@ -329,6 +330,7 @@ int RunCampaign(int argc, char** argv) {
   cxxopts::ParseResult args;
   int code = 0;
   if (!ParseOptions(options, argc, argv, &args, &code)) return code;
+  if (Status out = CheckOutOption(args); !out.ok()) return Fail(out);
   if (args.count("print-default-spec")) {
     std::printf("%s\n", DefaultCampaignSpecText());
     return kExitOk;

@@ -77,7 +77,7 @@ typedef struct crmap_metrics {
   uint64_t by_source[3];        /* indexed by crmap_source */
   uint64_t cache_hits;          /* policy answers served from the per-shape cache */
   uint64_t network_evaluations; /* policy answers that ran the network */
-  uint64_t out_of_range;        /* decisions for dims outside the tuned ranges (answered by extrapolation) */
+  uint64_t out_of_range;        /* decisions for dims outside the declared dim ranges (extrapolated) */
   uint64_t observations;
   uint64_t unknown_observations; /* observe with an id never issued, too old, or observed before */
   double mean_abs_log_error;    /* mean |log(measured / predicted)| over observations with a prediction */
