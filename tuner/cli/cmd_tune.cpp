@@ -82,11 +82,17 @@ Status RunTask(const TuneTask& task, const TaskSettings& settings, TaskReport* r
   std::set<std::string> task_shapes;
   for (const auto& dims : shapes) task_shapes.insert(DimsToText(dims));
   size_t already = 0;
-  std::set<std::string> anchored;  // shapes whose default config is in the database
+  std::map<std::string, size_t> spent;  // per shape: this campaign's measurements (of agent proposals)
+  std::set<std::string> confirmed;      // shapes this campaign's final confirmation already ran at
+  std::set<std::string> anchored;       // shapes whose default config is in the database
   const std::string default_string = space.ToString(space.Default());
   for (const auto& r : records) {
-    if (r.campaign == settings.campaign && r.agent != "anchor" && !r.baseline && task_shapes.count(DimsToText(r.dims)))
+    const bool mine = r.campaign == settings.campaign && task_shapes.count(DimsToText(r.dims));
+    if (mine && r.agent == "confirm") confirmed.insert(DimsToText(r.dims));
+    if (mine && r.agent != "anchor" && !r.baseline) {
       ++already;
+      ++spent[DimsToText(r.dims)];
+    }
     if (r.config == default_string) anchored.insert(DimsToText(r.dims));
   }
   if (already > 0 && !settings.resume) {
@@ -112,6 +118,7 @@ Status RunTask(const TuneTask& task, const TaskSettings& settings, TaskReport* r
     for (size_t i = 0; i < candidates.size(); ++i) {
       CRMAP_RETURN_IF_ERROR(writer.Append(MeasurementRecordJson(workload, space, candidates[i].dims,
                                                                 evaluator.last_results()[i], record_context)));
+      ++spent[DimsToText(candidates[i].dims)];
       if (candidates[i].config == space.Default()) anchored.insert(DimsToText(candidates[i].dims));
     }
     RecordContext anchor_context = record_context;
@@ -149,20 +156,29 @@ Status RunTask(const TuneTask& task, const TaskSettings& settings, TaskReport* r
   progress.Finish();
   report->end = outcome.end;
 
-  // Per shape: the best config, confirmed side by side against the default and LibTorch eager.
+  // Per shape: the best config, confirmed side by side against the default and LibTorch eager. A resumed
+  // campaign that measured nothing new does not confirm again where its confirmation already ran.
   TextTable table({"dims", "best config", ">median us", ">p99 us", ">vs default", ">vs LibTorch", ">measured"});
   Json shapes_json = Json::array();
+  ProgressLine confirm_progress(settings.confirm && !settings.json);
+  size_t shape_index = 0, confirmed_now = 0, confirmed_earlier = 0;
   for (const auto& s : outcome.shapes) {
-    Json row = {{"dims", Json(s.dims)}, {"measurements", s.measurements}, {"ok", s.ok}};
+    ++shape_index;
+    const std::string key = DimsToText(s.dims);
+    const size_t measured_here = spent[key];
+    Json row = {{"dims", Json(s.dims)}, {"measurements", measured_here}, {"ok", s.ok}};
     if (!s.found) {
-      table.AddRow({DimsToText(s.dims), "(nothing succeeded)", "", "", "", "", std::to_string(s.measurements)});
+      table.AddRow({key, "(nothing succeeded)", "", "", "", "", std::to_string(measured_here)});
       shapes_json.push_back(row);
       continue;
     }
     Config best_config = s.best;
     double median = s.best_evaluation.median_us, p99 = s.best_evaluation.p99_us;
     double vs_default = s.best_evaluation.speedup, vs_libtorch = 0;
-    if (settings.confirm && !g_stop.load()) {
+    const bool confirm_again = outcome.measured_now > 0 || !confirmed.count(key);
+    if (settings.confirm && !confirm_again) ++confirmed_earlier;
+    if (settings.confirm && confirm_again && !g_stop.load()) {
+      ++confirmed_now;
       // The campaign's leaders, the default and LibTorch in one interleaved run: the best of this run wins.
       SessionOptions confirm = settings.session;
       confirm.measure.rounds = std::max(20, settings.rounds);
@@ -171,6 +187,11 @@ Status RunTask(const TuneTask& task, const TaskSettings& settings, TaskReport* r
       std::vector<Config> configs = {space.Default()};
       for (const Config& c : s.leaders)
         if (c != space.Default()) configs.push_back(c);
+      confirm.on_progress = [&](const std::string& stage, int done, int total) {
+        confirm_progress.Update(Format("confirming %s (%zu/%zu shapes): %s", key.c_str(), shape_index,
+                                       outcome.shapes.size(), stage.c_str()),
+                                done, total);
+      };
       std::vector<CandidateResult> confirmed = evaluator.SessionFor(s.dims).Compare(configs, confirm);
       const CandidateResult& torch = confirmed.back();
       if (torch.status == CandidateStatus::kOk) {
@@ -194,9 +215,8 @@ Status RunTask(const TuneTask& task, const TaskSettings& settings, TaskReport* r
           vs_libtorch = torch.ratio_to_anchor.median / best->ratio_to_anchor.median;
       }
     }
-    table.AddRow({DimsToText(s.dims), ShortConfigLabel(space, best_config), Format("%.1f", median),
-                  Format("%.1f", p99), SpeedupText(vs_default), SpeedupText(vs_libtorch),
-                  std::to_string(s.measurements)});
+    table.AddRow({key, ShortConfigLabel(space, best_config), Format("%.1f", median), Format("%.1f", p99),
+                  SpeedupText(vs_default), SpeedupText(vs_libtorch), std::to_string(measured_here)});
     row["best"] = space.ToString(best_config);
     row["median_us"] = median;
     row["p99_us"] = p99;
@@ -204,6 +224,7 @@ Status RunTask(const TuneTask& task, const TaskSettings& settings, TaskReport* r
     if (vs_libtorch > 0) row["speedup_vs_libtorch"] = vs_libtorch;
     shapes_json.push_back(row);
   }
+  confirm_progress.Finish();
   report->json = {{"campaign", settings.campaign}, {"workload", workload.name()}, {"agent", agent->name()},
                   {"db", settings.db}, {"measured_now", outcome.measured_now},
                   {"measured_total", outcome.measured_total}, {"end", CampaignEndName(outcome.end)},
@@ -212,9 +233,13 @@ Status RunTask(const TuneTask& task, const TaskSettings& settings, TaskReport* r
                         workload.name().c_str(), agent->name().c_str(), outcome.measured_total, outcome.measured_now,
                         CampaignEndName(outcome.end)) +
                  table.Render() +
-                 (settings.confirm ? "best: the fastest of the campaign's 3 leaders per shape in a final interleaved run "
-                                     "with the default and LibTorch eager (the speedups are from that run)\n"
-                                   : "vs default: measured side by side during the campaign\n");
+                 (confirmed_now ? "best: the fastest of the campaign's 3 leaders per shape in a final interleaved run "
+                                  "with the default and LibTorch eager (the speedups are from that run)\n"
+                                : "vs default: measured side by side during the campaign\n") +
+                 (confirmed_earlier ? "nothing new was measured: the final confirmation that already ran is not "
+                                      "repeated (see 'crmap db best')\n"
+                                    : "") +
+                 "measured: this campaign's measurements at the shape\n";
   return Status::Ok();
 }
 
