@@ -1,11 +1,20 @@
 #include "backend/session.h"
 
+#include <cstdio>
+
 #include "backend/host.h"
 #include "backend/validator.h"
 
 namespace crmap {
 
 namespace {
+
+// 1 -> "1", 0.25 -> "0.25", 1500 -> "1500": no trailing zeros.
+std::string FormatMilliseconds(double ms) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", ms);
+  return text;
+}
 
 class PlanRunnable : public Runnable {
  public:
@@ -182,7 +191,7 @@ std::vector<CandidateResult> MeasurementSession::Compare(const std::vector<Confi
     CandidateResult& r = results[owner[j]];
     if (outcomes[j].timed_out) {
       r.status = CandidateStatus::kTimeout;
-      r.message = "a single run took longer than " + std::to_string(measure.timeout_ms) + " ms";
+      r.message = "a single run took longer than " + FormatMilliseconds(measure.timeout_ms) + " ms (--timeout-ms)";
     } else if (!outcomes[j].status.ok()) {
       r.status = CandidateStatus::kError;
       r.message = outcomes[j].status.message();

@@ -397,7 +397,7 @@ int RunBest(const Db& db, bool json) {
     std::printf("\n%s: default config %s (fingerprints from %s)\n", name.c_str(),
                 info.default_config.empty() ? "unknown" : info.default_config.c_str(), info.source.c_str());
     if (info.other) std::printf("%zu record(s) of other fingerprints not ranked (see 'crmap db stats')\n", info.other);
-    TextTable table({"dims", "best config", ">median us", ">p99 us", ">vs default", ">vs libtorch", ">records", ">ok"});
+    TextTable table({"dims", "best config", ">median us", ">p99 us", ">vs default", ">vs LibTorch", ">records", ">ok"});
     for (const ShapeSummary& s : shapes) {
       if (!s.best) {
         table.AddRow({DimsToText(s.dims), "(no ok config)", "-", "-", "-", "-", Count(s.records), Count(s.ok)});
@@ -428,7 +428,7 @@ int RunBest(const Db& db, bool json) {
     std::printf(
         "\n~ : ratio of medians measured in different batches (machine drift between batches is in it);\n"
         "    without ~ the speedup is the median per-round ratio to the default measured in one batch (vs\n"
-        "    libtorch: the best config's and LibTorch's ratios to the default, each measured in one batch)\n");
+        "    LibTorch: the best config's and LibTorch's ratios to the default, each measured in one batch)\n");
   return kExitOk;
 }
 

@@ -8,6 +8,7 @@
 
 #include "datasets/catalog.h"
 #include "datasets/distribution.h"
+#include "tuner/campaign_spec.h"
 #include "tuner/cli/cli_common.h"
 #include "tuner/cli/commands.h"
 #include "tuner/cli/measure_options.h"
@@ -23,12 +24,15 @@ namespace crmap::cli {
 
 namespace {
 
-Json LayerJson(const DenseLayer& l) {
+// Ordered as the file is read: identity first, the (long) network weights last.
+using OrderedJson = nlohmann::ordered_json;
+
+OrderedJson LayerJson(const DenseLayer& l) {
   return {{"in", l.in}, {"out", l.out}, {"weights", l.weights}, {"bias", l.bias}};
 }
 
-Json PolicyJson(const PolicyFile& f) {
-  Json j;
+OrderedJson PolicyJson(const PolicyFile& f) {
+  OrderedJson j;
   j["format_version"] = kPolicyFormatVersion;
   j["workload"] = f.workload;
   j["workload_fingerprint"] = f.workload_fingerprint;
@@ -36,7 +40,7 @@ Json PolicyJson(const PolicyFile& f) {
   for (const auto& d : f.dims) j["dims"].push_back({{"name", d.name}, {"min", d.min}, {"max", d.max}});
   for (size_t k = 0; k < f.knobs.size(); ++k) {
     const auto& knob = f.knobs[k];
-    Json allowed = Json::array();
+    OrderedJson allowed = OrderedJson::array();
     for (size_t v = 0; v < knob.values.size(); ++v)
       if (f.mask[k][v]) allowed.push_back(knob.values[v]);
     j["knobs"].push_back({{"name", knob.name}, {"scope", knob.plan ? "plan" : "runtime"}, {"values", knob.values},
@@ -44,9 +48,9 @@ Json PolicyJson(const PolicyFile& f) {
   }
   for (const auto& feature : f.features)
     j["feature_spec"].push_back({{"name", feature.name}, {"lo", feature.lo}, {"hi", feature.hi}});
-  j["table"] = Json::array();
+  j["table"] = OrderedJson::array();
   for (const auto& e : f.table) {
-    Json dims;
+    OrderedJson dims;
     for (size_t i = 0; i < f.dims.size(); ++i) dims[f.dims[i].name] = e.dims[i];
     j["table"].push_back({{"dims", dims}, {"config", PolicyConfigString(f.knobs, e.config)}, {"median_us", e.median_us},
                           {"p99_us", e.p99_us}, {"speedup", e.speedup}});
@@ -57,7 +61,7 @@ Json PolicyJson(const PolicyFile& f) {
   j["training"] = {{"db_path", f.training.db_path}, {"db_digest", f.training.db_digest}, {"date", f.training.date},
                    {"crmap_version", f.training.crmap_version}, {"records_used", f.training.records_used},
                    {"seed", f.training.seed}};
-  Json heads = Json::array();
+  OrderedJson heads = OrderedJson::array();
   for (const auto& h : f.policy.heads) heads.push_back(LayerJson(h));
   j["policy_network"] = {{"activation", "tanh"}, {"trunk1", LayerJson(f.policy.trunk1)},
                          {"trunk2", LayerJson(f.policy.trunk2)}, {"heads", heads}};
@@ -191,7 +195,7 @@ int RunExport(int argc, char** argv) {
     return Fail(Status::InvalidArgument("unknown format '" + args["format"].as<std::string>() + "'; allowed: json"));
   auto file = ReadPolicyFile(args["policy"].as<std::string>());
   if (!file.ok()) return Fail(file.status());
-  Json json = PolicyJson(*file);
+  OrderedJson json = PolicyJson(*file);
   if (args.count("out")) {
     Status written = WriteFileAtomically(args["out"].as<std::string>(), json.dump(2) + "\n");
     if (!written.ok()) return Fail(written);
@@ -246,7 +250,8 @@ int RunEvaluate(int argc, char** argv) {
       "knobs), next to a static plan, the nearest tuned shape's config and the default, all in one interleaved run.");
   options.add_options()
       ("policy", "policy file", cxxopts::value<std::string>())
-      ("shapes", "distribution to draw held-out shapes from", cxxopts::value<std::string>())
+      ("shapes", "distribution to draw held-out shapes from (built-in name or path), or a list \"tokens=100;tokens=200\"",
+       cxxopts::value<std::string>())
       ("held-out", "number of held-out shapes", cxxopts::value<int>()->default_value("8"))
       ("db", "the tuning database the policy was trained on (default: the one its metadata names); the static "
              "plan comes from it", cxxopts::value<std::string>())
@@ -280,22 +285,32 @@ int RunEvaluate(int argc, char** argv) {
   const std::string db_path = args.count("db") ? args["db"].as<std::string>() : file->training.db_path;
   auto db = ReadTuningDb(db_path, workload->fingerprint(), space->fingerprint());
   if (!db.ok()) return Fail(db.status().WithContext("the training database (for the static plan; --db names it)"));
-  auto distribution = LoadDistribution(args["shapes"].as<std::string>(), *workload);
-  if (!distribution.ok()) return Fail(distribution.status());
   int held_out = args["held-out"].as<int>();
   if (held_out < 1 || held_out > 1000) return Fail(Status::InvalidArgument("--held-out must be in [1, 1000]"));
-
-  // Held-out shapes: drawn from the distribution, none of them a tuned shape.
   std::set<std::vector<int64_t>> tuned;
   for (const auto& e : file->table) tuned.insert(e.dims);
+  // Candidates: a list of shapes ("tokens=100;tokens=200", as tune takes), or draws from a distribution.
+  std::vector<Dims> candidates;
+  const std::string shapes_text = args["shapes"].as<std::string>();
+  if (shapes_text.find('=') != std::string::npos) {
+    auto listed = ResolveShapes(*workload, shapes_text, 1, 0);
+    if (!listed.ok()) return Fail(listed.status());
+    candidates = *listed;
+  } else {
+    auto distribution = LoadDistribution(shapes_text, *workload);
+    if (!distribution.ok()) return Fail(distribution.status());
+    candidates = SampleDistinct(*distribution, static_cast<size_t>(held_out) + tuned.size(),
+                                args["seed"].as<uint64_t>(), static_cast<size_t>(held_out) * 400);
+  }
+
+  // Held-out shapes: none of them a tuned shape.
   std::vector<Dims> shapes;
-  for (const Dims& dims : SampleDistinct(*distribution, static_cast<size_t>(held_out) + tuned.size(),
-                                         args["seed"].as<uint64_t>(), static_cast<size_t>(held_out) * 400)) {
+  for (const Dims& dims : candidates) {
     std::vector<int64_t> key;
     for (const auto& d : file->dims) key.push_back(dims.at(d.name));
     if (!tuned.count(key) && static_cast<int>(shapes.size()) < held_out) shapes.push_back(dims);
   }
-  if (shapes.empty()) return Fail(Status::InvalidArgument("the distribution has no shape the policy was not tuned on"));
+  if (shapes.empty()) return Fail(Status::InvalidArgument("--shapes has no shape the policy was not tuned on"));
 
   Hook hook;
   crmap_status status = hook.Open(policy_path);
@@ -375,22 +390,29 @@ int RunEvaluate(int argc, char** argv) {
   progress.Finish();
   WarnIfMachineBusy();
 
-  TextTable table({"method", ">within 5% of oracle (CTMA)", ">geo-mean oracle ratio", ">worst"});
+  TextTable table({"method", ">within 5% of oracle (CTMA)", ">geo-mean oracle ratio", ">worst", "worst shape"});
   Json summary = Json::array();
   for (const auto& m : methods) {
-    size_t within = 0;
+    size_t within = 0, worst_shape = 0;
     double log_sum = 0, worst = 1;
-    for (double r : m.ratios) {
+    for (size_t i = 0; i < m.ratios.size(); ++i) {
+      const double r = m.ratios[i];
       within += r >= 0.95;
       log_sum += std::log(std::max(r, 1e-6));
-      worst = std::min(worst, r);
+      if (r < worst) {
+        worst = r;
+        worst_shape = i;
+      }
     }
     double geo = std::exp(log_sum / static_cast<double>(m.ratios.size()));
     double ctma = static_cast<double>(within) / static_cast<double>(m.ratios.size());
     table.AddRow({m.name, Format("%.0f%% (%zu/%zu)", 100 * ctma, within, m.ratios.size()), Format("%.3f", geo),
-                  Format("%.3f", worst)});
-    summary.push_back({{"method", m.name}, {"ctma", ctma}, {"geo_mean_oracle_ratio", geo}, {"worst", worst}});
+                  Format("%.3f", worst), DimsToText(shapes[worst_shape])});
+    summary.push_back({{"method", m.name}, {"ctma", ctma}, {"geo_mean_oracle_ratio", geo}, {"worst", worst},
+                       {"worst_dims", Json(shapes[worst_shape])}});
   }
+  std::string held_out_text;
+  for (const Dims& dims : shapes) held_out_text += (held_out_text.empty() ? "" : "; ") + DimsToText(dims);
   Json json = {{"workload", workload->name()}, {"policy", policy_path}, {"held_out", shapes.size()},
                {"static_plan", space->ToString(static_plan)}, {"methods", summary}, {"shapes", per_shape}};
   Status written = WriteOutOption(args, json);
@@ -398,10 +420,10 @@ int RunEvaluate(int argc, char** argv) {
   if (args.count("json")) {
     std::printf("%s\n", json.dump(2).c_str());
   } else {
-    std::printf("%s: %zu held-out shapes from %s (none tuned), each against its exhaustive oracle\n%s"
-                "static plan: %s\n",
+    std::printf("%s: %zu held-out shapes from %s (none tuned), each against its exhaustive oracle\n"
+                "held-out: %s\n%sstatic plan: %s\n",
                 workload->name().c_str(), shapes.size(), args["shapes"].as<std::string>().c_str(),
-                table.Render().c_str(), ShortConfigLabel(*space, static_plan).c_str());
+                held_out_text.c_str(), table.Render().c_str(), ShortConfigLabel(*space, static_plan).c_str());
   }
   return kExitOk;
 }

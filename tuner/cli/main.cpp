@@ -47,7 +47,7 @@ void PrintUsage() {
   for (const auto& command : kCommands) std::printf("  %-10s %s\n", command.name, command.help);
   std::printf("  %-10s %s\n", "version", "print crmap's version and the host it runs on");
   std::printf("\n'crmap <command> --help' shows a command's options. Exit status: 0 ok, 1 failure, 2 bad input,\n"
-              "3 not measurable on this host (see docs/cli.md). CRMAP_LOG=debug|info|warn sets the log level.\n");
+              "3 not measurable on this host (see docs/cli.md). CRMAP_LOG=debug|info|warn|error sets the log level.\n");
 }
 
 void ConfigureLogging() {
@@ -55,7 +55,15 @@ void ConfigureLogging() {
   logger->set_pattern("[%H:%M:%S] %^%l%$ %v");
   spdlog::set_default_logger(logger);
   const char* level = std::getenv("CRMAP_LOG");
-  spdlog::set_level(level ? spdlog::level::from_str(level) : spdlog::level::info);
+  spdlog::set_level(spdlog::level::info);
+  if (!level || !*level) return;
+  const std::string name = level;
+  if (name == "debug" || name == "info" || name == "warn" || name == "error") {
+    spdlog::set_level(spdlog::level::from_str(name));
+  } else {  // from_str would silently turn logging off
+    std::fprintf(stderr, "crmap: warning: CRMAP_LOG='%s' is not a log level (debug, info, warn, error); using info\n",
+                 level);
+  }
 }
 
 }  // namespace

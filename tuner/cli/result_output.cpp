@@ -61,7 +61,7 @@ std::string RenderMeasurement(const SearchSpace& space, const CandidateResult& r
                   HumanBytes(r.plan.weight_bytes).c_str());
     out += r.validated ? Format("accuracy max abs error %.2e vs LibTorch f32\n", r.max_error)
                        : std::string("accuracy not validated (--no-validate)\n");
-    out += Format("plan     compile %.2f ms, weight packing %.2f ms (outside timing), %d activation reorder(s) per call\n",
+    out += Format("plan     compile %.2f ms, memory + weight set-up %.2f ms (outside timing), %d activation reorder(s) per call\n",
                   r.plan.compile_ms, r.plan.pack_ms, r.plan.reorders);
     TextTable kernels({"step", "primitive", "kernel", "tensors"});
     for (const auto& k : r.plan.kernels) kernels.AddRow({k.step, k.kind, k.impl, k.detail});

@@ -1,5 +1,6 @@
 #include "tuner/hook/policy_file.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -379,10 +380,11 @@ std::string EncodePolicyFile(const PolicyFile& file) {
 }
 
 Result<PolicyFile> DecodePolicyFile(std::string_view bytes) {
+  // A short file that does not even start like a policy file (JSON, text) is named as such, not as truncated.
+  if (!bytes.empty() && std::memcmp(bytes.data(), kPolicyMagic, std::min(bytes.size(), sizeof kPolicyMagic)) != 0)
+    return Status::Corruption("not a crmap policy file (wrong magic)");
   if (bytes.size() < kHeaderBytes + kChecksumBytes)
     return Status::Corruption("policy file truncated: " + std::to_string(bytes.size()) + " bytes");
-  if (std::memcmp(bytes.data(), kPolicyMagic, sizeof kPolicyMagic) != 0)
-    return Status::Corruption("not a crmap policy file (wrong magic)");
   Reader header(bytes.substr(8, kHeaderBytes - 8));
   uint32_t version = header.U32("version");
   uint32_t flags = header.U32("flags");

@@ -270,6 +270,12 @@ TEST_F(PolicyFileTest, EmptyFileIsCorruption) {
   ExpectError(ReadPolicyFile(path), StatusCode::kCorruption, "truncated");
 }
 
+// A short file that is not a policy file at all (a JSON dump, say) is named as such, not as truncated.
+TEST_F(PolicyFileTest, ShortForeignFileIsWrongMagicNotTruncated) {
+  ExpectError(DecodePolicyFile("{\"a\": 1}\n"), StatusCode::kCorruption, "wrong magic");
+  ExpectError(DecodePolicyFile("C"), StatusCode::kCorruption, "truncated");  // could be the start of one
+}
+
 // A file cut anywhere is Corruption, never a crash.
 TEST_F(PolicyFileTest, EveryPrefixIsCorruption) {
   SyntheticPolicyOptions options;
