@@ -82,13 +82,13 @@ Status RunTask(const TuneTask& task, const TaskSettings& settings, TaskReport* r
   std::set<std::string> task_shapes;
   for (const auto& dims : shapes) task_shapes.insert(DimsToText(dims));
   size_t already = 0;
-  std::map<std::string, size_t> spent;  // per shape: this campaign's measurements (of agent proposals)
-  std::set<std::string> confirmed;      // shapes this campaign's final confirmation already ran at
-  std::set<std::string> anchored;       // shapes whose default config is in the database
+  std::map<std::string, size_t> spent;     // per shape: this campaign's measurements (of agent proposals)
+  std::set<std::string> confirmed_shapes;  // where this campaign's final confirmation already ran
+  std::set<std::string> anchored;          // shapes whose default config is in the database
   const std::string default_string = space.ToString(space.Default());
   for (const auto& r : records) {
     const bool mine = r.campaign == settings.campaign && task_shapes.count(DimsToText(r.dims));
-    if (mine && r.agent == "confirm") confirmed.insert(DimsToText(r.dims));
+    if (mine && r.agent == "confirm") confirmed_shapes.insert(DimsToText(r.dims));
     if (mine && r.agent != "anchor" && !r.baseline) {
       ++already;
       ++spent[DimsToText(r.dims)];
@@ -175,7 +175,7 @@ Status RunTask(const TuneTask& task, const TaskSettings& settings, TaskReport* r
     Config best_config = s.best;
     double median = s.best_evaluation.median_us, p99 = s.best_evaluation.p99_us;
     double vs_default = s.best_evaluation.speedup, vs_libtorch = 0;
-    const bool confirm_again = outcome.measured_now > 0 || !confirmed.count(key);
+    const bool confirm_again = outcome.measured_now > 0 || !confirmed_shapes.count(key);
     if (settings.confirm && !confirm_again) ++confirmed_earlier;
     if (settings.confirm && confirm_again && !g_stop.load()) {
       ++confirmed_now;
