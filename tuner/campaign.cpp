@@ -124,7 +124,8 @@ Result<CampaignOutcome> RunCampaign(const SearchSpace& space, const std::vector<
     // What the evaluator measured unasked (the default config as anchor) is known from now on: the agent
     // sees it and never spends budget on it.
     for (auto& [candidate, evaluation] : evaluator.SideMeasurements()) {
-      if (!measured.insert(CandidateKey(space, candidate)).second) continue;
+      if (measured.count(CandidateKey(space, candidate))) continue;
+      account(candidate, evaluation);  // the default can be a shape's best, as it is when resumed from history
       batch.push_back(std::move(candidate));
       evaluations.push_back(std::move(evaluation));
     }

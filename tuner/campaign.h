@@ -44,7 +44,7 @@ struct CampaignOptions {
 
 struct ShapeOutcome {
   Dims dims;
-  size_t measurements = 0;  // at this shape, history included
+  size_t measurements = 0;  // at this shape: history, this run's and the evaluator's side measurements
   size_t ok = 0;
   bool found = false;       // some config succeeded
   Config best;

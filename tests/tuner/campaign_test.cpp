@@ -234,6 +234,45 @@ TEST_F(CampaignTest, SideMeasurementsAreObservedOnceAndNeverMeasuredAgain) {
     std::string key = CandidateKey(space_, {dims, anchor});
     EXPECT_EQ(std::count(evaluator.keys.begin(), evaluator.keys.end(), key), 0) << key << " measured again";
   }
+  // A side measurement counts like any other result: the anchor (speedup 1) is each shape's best when every
+  // config measured there is slower.
+  for (const auto& shape : outcome->shapes) {
+    EXPECT_EQ(shape.measurements, 10u + 1u);
+    EXPECT_EQ(shape.ok, 10u + 1u);
+  }
+}
+
+TEST_F(CampaignTest, ASideMeasurementCanBeAShapesBest) {
+  class SlowerThanTheAnchor : public CountingEvaluator {
+   public:
+    SlowerThanTheAnchor(const SearchSpace& space, Config anchor) : CountingEvaluator(space, 0), anchor_(anchor) {}
+    std::vector<Evaluation> Evaluate(const std::vector<Candidate>& candidates) override {
+      dims_ = candidates.front().dims;
+      std::vector<Evaluation> out = CountingEvaluator::Evaluate(candidates);
+      for (auto& e : out) e.speedup = 0.5;  // everything proposed is twice as slow as the anchor
+      return out;
+    }
+    std::vector<std::pair<Candidate, Evaluation>> SideMeasurements() const override {
+      Evaluation e;
+      e.status = EvalStatus::kOk;
+      e.speedup = 1;
+      return {{Candidate{dims_, anchor_}, e}};
+    }
+
+   private:
+    Config anchor_;
+    Dims dims_;
+  };
+  const Config anchor = space_.NthConfig(100);  // never reached by the scripted agent within the budget
+  ScriptedAgent agent(space_, {shapes_[0]});
+  SlowerThanTheAnchor evaluator(space_, anchor);
+  CampaignOptions options;
+  options.budget = 6;
+  auto outcome = RunCampaign(space_, {shapes_[0]}, agent, evaluator, sink_, {}, options);
+  ASSERT_TRUE(outcome.ok());
+  ASSERT_TRUE(outcome->shapes[0].found);
+  EXPECT_EQ(outcome->shapes[0].best, anchor);
+  EXPECT_DOUBLE_EQ(outcome->shapes[0].best_evaluation.speedup, 1.0);
 }
 
 TEST_F(CampaignTest, RefusesABatchSizeOfZero) {

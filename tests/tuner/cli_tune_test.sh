@@ -62,9 +62,18 @@ db="$work/grow.jsonl"
 "$crmap" tune --workload dlrm_mlp --shapes "batch=1" --agent random --budget 4 --campaign grow --seed 5 "${quick[@]}" \
   --db "$db" >"$work/grow1.out" 2>&1 || fail "first shape: $(tail -3 "$work/grow1.out")"
 "$crmap" tune --workload dlrm_mlp --shapes "batch=4" --agent random --budget 4 --campaign grow --seed 5 "${quick[@]}" \
-  --db "$db" --resume >"$work/grow2.out" 2>&1 || fail "new shape: $(tail -3 "$work/grow2.out")"
+  --db "$db" --resume --json >"$work/grow2.json" 2>"$work/grow2.err" || fail "new shape: $(tail -3 "$work/grow2.err")"
 count "$db" >"$work/grow.count"
 grep -qx 'grow {"batch":4} random 4' "$work/grow.count" || fail "the new shape got: $(cat "$work/grow.count")"
+# The report counts this campaign's measurements at the shape, and its ok ones among them.
+"$python" - "$work/grow2.json" <<'PY' || failures=$((failures + 1))
+import json, sys
+report = json.load(open(sys.argv[1]))
+shape = report["shapes"][0]
+if shape["measurements"] != 4 or not 0 <= shape["ok"] <= 4 or report["measured_now"] != 4:
+    print("FAIL: resumed report:", report)
+    sys.exit(1)
+PY
 
 if [ "$failures" -gt 0 ]; then
   echo "$failures failure(s)"

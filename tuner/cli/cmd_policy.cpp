@@ -252,7 +252,8 @@ int RunEvaluate(int argc, char** argv) {
       ("policy", "policy file", cxxopts::value<std::string>())
       ("shapes", "distribution to draw held-out shapes from (built-in name or path), or a list \"tokens=100;tokens=200\"",
        cxxopts::value<std::string>())
-      ("held-out", "number of held-out shapes", cxxopts::value<int>()->default_value("8"))
+      ("held-out", "number of held-out shapes (with a list: at most this many of them; default all)",
+       cxxopts::value<int>()->default_value("8"))
       ("db", "the tuning database the policy was trained on (default: the one its metadata names); the static "
              "plan comes from it", cxxopts::value<std::string>())
       ("seed", "seed of the shapes drawn", cxxopts::value<uint64_t>()->default_value("101"))
@@ -292,10 +293,13 @@ int RunEvaluate(int argc, char** argv) {
   // Candidates: a list of shapes ("tokens=100;tokens=200", as tune takes), or draws from a distribution.
   std::vector<Dims> candidates;
   const std::string shapes_text = args["shapes"].as<std::string>();
-  if (shapes_text.find('=') != std::string::npos) {
+  const bool listed_shapes = shapes_text.find('=') != std::string::npos;
+  if (listed_shapes) {
     auto listed = ResolveShapes(*workload, shapes_text, 1, 0);
     if (!listed.ok()) return Fail(listed.status());
     candidates = *listed;
+    // Every listed shape counts unless --held-out caps them.
+    if (!args.count("held-out")) held_out = static_cast<int>(std::min<size_t>(candidates.size(), 1000));
   } else {
     auto distribution = LoadDistribution(shapes_text, *workload);
     if (!distribution.ok()) return Fail(distribution.status());

@@ -83,6 +83,7 @@ Status RunTask(const TuneTask& task, const TaskSettings& settings, TaskReport* r
   for (const auto& dims : shapes) task_shapes.insert(DimsToText(dims));
   size_t already = 0;
   std::map<std::string, size_t> spent;     // per shape: this campaign's measurements (of agent proposals)
+  std::map<std::string, size_t> spent_ok;  // ... of them, those that ran and validated
   std::set<std::string> confirmed_shapes;  // where this campaign's final confirmation already ran
   std::set<std::string> anchored;          // shapes whose default config is in the database
   const std::string default_string = space.ToString(space.Default());
@@ -92,6 +93,7 @@ Status RunTask(const TuneTask& task, const TaskSettings& settings, TaskReport* r
     if (mine && r.agent != "anchor" && !r.baseline) {
       ++already;
       ++spent[DimsToText(r.dims)];
+      if (r.status == "ok") ++spent_ok[DimsToText(r.dims)];
     }
     if (r.config == default_string) anchored.insert(DimsToText(r.dims));
   }
@@ -119,6 +121,7 @@ Status RunTask(const TuneTask& task, const TaskSettings& settings, TaskReport* r
       CRMAP_RETURN_IF_ERROR(writer.Append(MeasurementRecordJson(workload, space, candidates[i].dims,
                                                                 evaluator.last_results()[i], record_context)));
       ++spent[DimsToText(candidates[i].dims)];
+      if (evaluator.last_results()[i].status == CandidateStatus::kOk) ++spent_ok[DimsToText(candidates[i].dims)];
       if (candidates[i].config == space.Default()) anchored.insert(DimsToText(candidates[i].dims));
     }
     RecordContext anchor_context = record_context;
@@ -166,7 +169,7 @@ Status RunTask(const TuneTask& task, const TaskSettings& settings, TaskReport* r
     ++shape_index;
     const std::string key = DimsToText(s.dims);
     const size_t measured_here = spent[key];
-    Json row = {{"dims", Json(s.dims)}, {"measurements", measured_here}, {"ok", s.ok}};
+    Json row = {{"dims", Json(s.dims)}, {"measurements", measured_here}, {"ok", spent_ok[key]}};
     if (!s.found) {
       table.AddRow({key, "(nothing succeeded)", "", "", "", "", std::to_string(measured_here)});
       shapes_json.push_back(row);
