@@ -3,7 +3,7 @@
 # minute on 2 cores), stored in a fresh tuning database, then summarised with `crmap db best`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/build.sh
+bash scripts/build.sh crmap crmap_hook crmap_hook_example  # the tools, not the test suite
 mkdir -p out
 db=out/demo-campaign.jsonl
 rm -f "$db"
