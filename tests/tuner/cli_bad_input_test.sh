@@ -3,46 +3,8 @@
 # form "crmap: error: ..." naming the problem; no output file may be left behind.
 # Usage: cli_bad_input_test.sh path/to/crmap
 set -u
-
-CRMAP=${1:?usage: $0 path/to/crmap}
-if [[ ! -x "$CRMAP" ]]; then
-  echo "FAIL: '$CRMAP' is not an executable" >&2
-  exit 1
-fi
-
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/crmap_cli_bad_input.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
-failures=0
-cases=0
-
-fail() {
-  echo "FAIL [$1]: $2"
-  failures=$((failures + 1))
-}
-
-# expect_bad NAME KEYWORD ARGS...: exit status 2, stderr exactly one line containing "crmap: error:" and KEYWORD.
-expect_bad() {
-  local name=$1 keyword=$2
-  shift 2
-  cases=$((cases + 1))
-  local out="$WORK/stdout" err="$WORK/stderr" status
-  "$CRMAP" "$@" >"$out" 2>"$err"
-  status=$?
-  local lines
-  lines=$(wc -l <"$err")
-  if [[ $status -ne 2 ]]; then
-    fail "$name" "exit status $status, expected 2 (crmap $*); stderr: $(head -c 300 "$err")"
-  elif [[ $lines -ne 1 ]]; then
-    fail "$name" "stderr has $lines lines, expected exactly 1 (crmap $*):"
-    sed 's/^/    | /' "$err"
-  elif ! grep -q "crmap: error:" "$err"; then
-    fail "$name" "stderr lacks 'crmap: error:': $(cat "$err")"
-  elif ! grep -qF -- "$keyword" "$err"; then
-    fail "$name" "stderr does not mention '$keyword': $(cat "$err")"
-  else
-    echo "ok   [$name] $(cat "$err")"
-  fi
-}
+source "$(dirname "$0")/cli_test_lib.sh"
+cli_test_init cli_bad_input "${1:-}"
 
 # A workload file with broken JSON, and one with an unknown op.
 printf '{"format": "crmap.workload/1", "name": ' >"$WORK/broken.json"
@@ -81,19 +43,16 @@ expect_bad "--out naming a folder" "it is a folder" sweep --workload dlrm_mlp --
 expect_bad "train --out in a missing folder" "does not exist" train --db "$WORK/none.jsonl" --out "$WORK/no_such_folder/p.policy"
 
 # --out on bad input: the file is not created.
-cases=$((cases + 1))
 "$CRMAP" measure --workload bert_ffn --dims tokens=999999 --out "$WORK/bad_dims.json" >/dev/null 2>&1
 if [[ -e "$WORK/bad_dims.json" ]]; then fail "--out on bad dims" "$WORK/bad_dims.json was created"; else
-  echo "ok   [--out on bad dims] no file"; fi
+  pass "--out on bad dims" "no file"; fi
 
-cases=$((cases + 1))
 "$CRMAP" compare --workload bert_ffn --dims tokens=8 -c default -c nope=1 --out "$WORK/bad_config.json" \
   >/dev/null 2>&1
 if [[ -e "$WORK/bad_config.json" ]]; then fail "--out on bad config" "$WORK/bad_config.json was created"; else
-  echo "ok   [--out on bad config] no file"; fi
+  pass "--out on bad config" "no file"; fi
 
 # Over the memory budget with --out: exit 2, neither the file nor a temporary left behind.
-cases=$((cases + 1))
 "$CRMAP" measure --workload bert_ffn --dims tokens=128 --memory-budget 1000 --rounds 1 --out "$WORK/over.json" \
   >/dev/null 2>"$WORK/over.err"
 status=$?
@@ -103,11 +62,7 @@ if [[ $status -ne 2 ]]; then
 elif [[ $leftovers -ne 0 ]]; then
   fail "--out over the memory budget" "left files behind: $(find "$WORK" -maxdepth 1 -name 'over.json*')"
 else
-  echo "ok   [--out over the memory budget] exit 2, no over.json, no over.json.tmp.*"
+  pass "--out over the memory budget" "exit 2, no over.json, no over.json.tmp.*"
 fi
 
-echo "$((cases - failures)) of $cases cases passed"
-if [[ $failures -ne 0 ]]; then
-  echo "FAILED: $failures case(s)"
-  exit 1
-fi
+cli_test_finish

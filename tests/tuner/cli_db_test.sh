@@ -5,93 +5,14 @@
 # stats, best (table and JSON), csv, and the error exits. Prints one line per check; exits non-zero if any fails.
 # Usage: cli_db_test.sh path/to/crmap
 set -u
-
-CRMAP=${1:?usage: $0 path/to/crmap}
-if [[ ! -x "$CRMAP" ]]; then
-  echo "FAIL: '$CRMAP' is not an executable" >&2
-  exit 1
-fi
-if ! command -v python3 >/dev/null; then
-  echo "FAIL: python3 is needed to build the database and check the JSON output" >&2
-  exit 1
-fi
-
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/crmap_cli_db.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
-failures=0
-checks=0
-
-check() {  # check NAME COMMAND...: the command's success is the check's
-  local name=$1
-  shift
-  checks=$((checks + 1))
-  local message
-  if message=$("$@" 2>&1); then
-    echo "ok   [$name]${message:+ $message}"
-  else
-    echo "FAIL [$name]: ${message:-command failed}"
-    failures=$((failures + 1))
-  fi
-}
-
-# run NAME OUTFILE ARGS...: runs crmap, saving stdout (stderr in OUTFILE.err); a non-zero exit is a failure.
-run() {
-  local name=$1 out=$2
-  shift 2
-  checks=$((checks + 1))
-  if "$CRMAP" "$@" >"$out" 2>"$out.err"; then
-    echo "ok   [$name] exit 0"
-  else
-    echo "FAIL [$name]: exit $? (crmap $*); stderr: $(head -c 500 "$out.err")"
-    failures=$((failures + 1))
-  fi
-}
-
-# expect_bad NAME KEYWORD ARGS...: exit status 2 and exactly one stderr line "crmap: error: ..." with KEYWORD.
-expect_bad() {
-  local name=$1 keyword=$2
-  shift 2
-  checks=$((checks + 1))
-  local out="$WORK/bad.out" err="$WORK/bad.err" status lines
-  "$CRMAP" "$@" >"$out" 2>"$err"
-  status=$?
-  lines=$(wc -l <"$err")
-  if [[ $status -ne 2 ]]; then
-    echo "FAIL [$name]: exit status $status, expected 2 (crmap $*); stderr: $(head -c 300 "$err")"
-    failures=$((failures + 1))
-  elif [[ $lines -ne 1 ]] || ! grep -q "^crmap: error:" "$err" || ! grep -qF -- "$keyword" "$err"; then
-    echo "FAIL [$name]: expected one line 'crmap: error: ...$keyword...', got:"
-    sed 's/^/    | /' "$err"
-    failures=$((failures + 1))
-  else
-    echo "ok   [$name] $(cat "$err")"
-  fi
-}
-
-# json_check FILE PYTHON-CODE: runs the code with `d` bound to the parsed JSON of FILE.
-json_check() {
-  python3 - "$1" "$2" <<'PY'
-import json, sys
-path, code = sys.argv[1], sys.argv[2]
-try:
-    with open(path) as f:
-        d = json.load(f)
-except Exception as e:
-    print(f"{path}: not valid JSON: {e}")
-    sys.exit(1)
-try:
-    exec(code, {"d": d})
-except AssertionError as e:
-    print(f"assertion failed: {e}")
-    sys.exit(1)
-PY
-}
+source "$(dirname "$0")/cli_test_lib.sh"
+cli_test_init cli_db "${1:-}"
 
 # --- the database -----------------------------------------------------------------------------------------
 DB="$WORK/db.jsonl"
 run "measure --json (the real record)" "$WORK/measure.json" measure --workload dlrm_mlp --dims batch=2 --rounds 2 --json
-python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)))' <"$WORK/measure.json" >"$DB"
-python3 - "$WORK/measure.json" >>"$DB" <<'PY'
+"$python" -c 'import json,sys; print(json.dumps(json.load(sys.stdin)))' <"$WORK/measure.json" >"$DB"
+"$python" - "$WORK/measure.json" >>"$DB" <<'PY'
 import copy, json, sys
 real = json.load(open(sys.argv[1]))
 default = real["config"]
@@ -195,7 +116,7 @@ assert toy["config"] == "custom=1" and toy["speedup_vs_default"] is None, toy
 
 # --- csv --------------------------------------------------------------------------------------------------
 run "db csv" "$WORK/db.csv" db csv --db "$DB"
-check "csv has a header and one row per record" python3 - "$WORK/db.csv" "$RECORDS" <<'PY'
+check "csv has a header and one row per record" "$python" - "$WORK/db.csv" "$RECORDS" <<'PY'
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1], newline="")))
 header = "time,workload,dims,config,status,median_us,p95_us,p99_us,ratio_to_anchor,max_error,peak_bytes,agent,campaign,seed"
@@ -214,12 +135,8 @@ expect_bad "unknown subcommand" "stats, best, csv" db frobnicate --db "$DB"
 expect_bad "no subcommand" "stats, best, csv" db
 expect_bad "missing --db" "--db" db best
 expect_bad "unknown workload" "no_such_workload" db best --db "$DB" --workload no_such_workload
-python3 -c 'import json,sys; d=json.load(sys.stdin); d["version"]=99; print(json.dumps(d))' \
+"$python" -c 'import json,sys; d=json.load(sys.stdin); d["version"]=99; print(json.dumps(d))' \
   <"$WORK/measure.json" >"$WORK/newer.jsonl"
 expect_bad "record from a newer crmap" "line 1: record format version 99 is newer" db csv --db "$WORK/newer.jsonl"
 
-echo "$((checks - failures)) of $checks checks passed"
-if [[ $failures -ne 0 ]]; then
-  echo "FAILED: $failures check(s)"
-  exit 1
-fi
+cli_test_finish

@@ -3,70 +3,8 @@
 # baseline, and --out. Prints one line per check; exits non-zero if any check fails.
 # Usage: cli_smoke_test.sh path/to/crmap
 set -u
-
-CRMAP=${1:?usage: $0 path/to/crmap}
-if [[ ! -x "$CRMAP" ]]; then
-  echo "FAIL: '$CRMAP' is not an executable" >&2
-  exit 1
-fi
-if ! command -v python3 >/dev/null; then
-  echo "FAIL: python3 is needed to check the JSON output" >&2
-  exit 1
-fi
-
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/crmap_cli_smoke.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
-failures=0
-checks=0
-
-check() {  # check NAME COMMAND...: the command's success is the check's
-  local name=$1
-  shift
-  checks=$((checks + 1))
-  local message
-  if message=$("$@" 2>&1); then
-    echo "ok   [$name]${message:+ $message}"
-  else
-    echo "FAIL [$name]: ${message:-command failed}"
-    failures=$((failures + 1))
-  fi
-}
-
-# run NAME OUTFILE ARGS...: runs crmap, saving stdout; a non-zero exit is a failure.
-run() {
-  local name=$1 out=$2
-  shift 2
-  checks=$((checks + 1))
-  if "$CRMAP" "$@" >"$out" 2>"$out.err"; then
-    echo "ok   [$name] exit 0"
-  else
-    echo "FAIL [$name]: exit $? (crmap $*); stderr: $(head -c 500 "$out.err")"
-    failures=$((failures + 1))
-  fi
-}
-
-json_valid() {  # json_valid FILE
-  python3 -c 'import json,sys; json.load(sys.stdin)' <"$1"
-}
-
-# json_check FILE PYTHON-EXPRESSION-LINES: runs the Python code with `d` bound to the parsed JSON of FILE.
-json_check() {
-  python3 - "$1" "$2" <<'PY'
-import json, sys
-path, code = sys.argv[1], sys.argv[2]
-try:
-    with open(path) as f:
-        d = json.load(f)
-except Exception as e:
-    print(f"{path}: not valid JSON: {e}")
-    sys.exit(1)
-try:
-    exec(code, {"d": d})
-except AssertionError as e:
-    print(f"assertion failed: {e}")
-    sys.exit(1)
-PY
-}
+source "$(dirname "$0")/cli_test_lib.sh"
+cli_test_init cli_smoke "${1:-}"
 
 # --- workloads --------------------------------------------------------------------------------------------
 run "workloads" "$WORK/workloads.txt" workloads
@@ -133,8 +71,4 @@ run "measure --out" "$WORK/measure_out_stdout.json" measure --workload dlrm_mlp 
 check "measure --out equals stdout" cmp "$WORK/measure_out.json" "$WORK/measure_out_stdout.json"
 check "no temporary files left" test -z "$(find "$WORK" -name '*.tmp.*')"
 
-echo "$((checks - failures)) of $checks checks passed"
-if [[ $failures -ne 0 ]]; then
-  echo "FAILED: $failures check(s)"
-  exit 1
-fi
+cli_test_finish
