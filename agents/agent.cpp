@@ -71,6 +71,25 @@ size_t LeastMeasuredShape(const std::vector<Dims>& shapes, const std::map<std::s
   return best;
 }
 
+const Dims& ShapeRotation::Next() const { return (*shapes_)[LeastMeasuredShape(*shapes_, counts_)]; }
+
+void ShapeRotation::Count(const Dims& dims) {
+  size_t& count = counts_[DimsToText(dims)];
+  if (count != SIZE_MAX) ++count;
+}
+
+void ShapeRotation::Exhaust(const Dims& dims) {
+  size_t& count = counts_[DimsToText(dims)];
+  if (count == SIZE_MAX) return;
+  count = SIZE_MAX;
+  ++exhausted_;
+}
+
+size_t ShapeRotation::count(const Dims& dims) const {
+  auto it = counts_.find(DimsToText(dims));
+  return it == counts_.end() ? 0 : it->second;
+}
+
 std::vector<std::string> AgentNames() { return {"random", "grid", "evolution", "bandit", "model", "rl"}; }
 
 Result<std::unique_ptr<Agent>> MakeAgent(const std::string& name, const AgentContext& context) {

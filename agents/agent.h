@@ -75,6 +75,23 @@ std::optional<Config> RandomUnseenConfig(const SearchSpace& space, const SearchH
 // gives a learned model every knob value to learn from after one batch.
 std::vector<Config> BalancedDesign(const SearchSpace& space, size_t n, std::mt19937_64& rng);
 
+// The order in which an agent visits a campaign's shapes: the one seen least so far (proposed by the agent or
+// measured elsewhere; ties: campaign order), skipping shapes marked exhausted (nothing left to propose there).
+class ShapeRotation {
+ public:
+  explicit ShapeRotation(const std::vector<Dims>& shapes) : shapes_(&shapes) {}
+  bool done() const { return exhausted_ >= shapes_->size(); }  // every shape exhausted
+  const Dims& Next() const;                                      // only when !done()
+  void Count(const Dims& dims);    // one more proposal or outside measurement (none once exhausted)
+  void Exhaust(const Dims& dims);  // never Next() again
+  size_t count(const Dims& dims) const;
+
+ private:
+  const std::vector<Dims>* shapes_;
+  std::map<std::string, size_t> counts_;  // by DimsToText; SIZE_MAX once exhausted
+  size_t exhausted_ = 0;
+};
+
 // The shape with the fewest measurements recorded via `counts` (ties: the earliest in `shapes`).
 size_t LeastMeasuredShape(const std::vector<Dims>& shapes, const std::map<std::string, size_t>& counts);
 

@@ -6,7 +6,7 @@
 namespace crmap {
 
 EvolutionAgent::EvolutionAgent(const AgentContext& context, EvolutionOptions options)
-    : context_(context), options_(options), history_(*context.space), rng_(context.seed) {
+    : context_(context), options_(options), history_(*context.space), rng_(context.seed), rotation_(context_.shapes) {
   options_.population = std::max<size_t>(options_.population, 2);
   options_.tournament = std::max<size_t>(options_.tournament, 1);
 }
@@ -47,23 +47,21 @@ std::optional<Config> EvolutionAgent::Breed(const Members& members, const Dims& 
 
 std::vector<Candidate> EvolutionAgent::Propose(size_t n) {
   std::vector<Candidate> out;
-  while (out.size() < n && exhausted_ < context_.shapes.size()) {
-    const Dims& dims = context_.shapes[LeastMeasuredShape(context_.shapes, seen_per_shape_)];
-    const std::string key = DimsToText(dims);
-    size_t& count = seen_per_shape_[key];
+  while (out.size() < n && !rotation_.done()) {
+    const Dims& dims = rotation_.Next();
     std::optional<Config> config;
-    auto population = populations_.find(key);
-    if (count >= options_.population && population != populations_.end() && !population->second.empty())
+    auto population = populations_.find(DimsToText(dims));
+    if (rotation_.count(dims) >= options_.population && population != populations_.end() &&
+        !population->second.empty())
       config = Breed(population->second, dims);
     if (!config) config = RandomUnseenConfig(*context_.space, history_, dims, rng_);
     if (!config) {
-      count = SIZE_MAX;  // never the least seen again
-      ++exhausted_;
+      rotation_.Exhaust(dims);
       continue;
     }
     Candidate candidate{dims, *config};
     history_.MarkSeen(candidate);
-    ++count;
+    rotation_.Count(dims);
     out.push_back(std::move(candidate));
   }
   return out;
@@ -73,10 +71,8 @@ void EvolutionAgent::Observe(const std::vector<Candidate>& candidates, const std
   for (size_t i = 0; i < candidates.size() && i < evaluations.size(); ++i) {
     const Candidate& candidate = candidates[i];
     const std::string key = DimsToText(candidate.dims);
-    if (!history_.Seen(candidate)) {  // measured elsewhere (a resumed campaign, another bandit arm)
-      auto it = seen_per_shape_.find(key);
-      if (it == seen_per_shape_.end() || it->second != SIZE_MAX) ++seen_per_shape_[key];
-    }
+    // Measured elsewhere (a resumed campaign, another bandit arm): counts towards the shape order too.
+    if (!history_.Seen(candidate)) rotation_.Count(candidate.dims);
     history_.Record(candidate, evaluations[i]);
     Members& members = populations_[key];
     Member member{Reward(evaluations[i]), context_.space->PlanPart(candidate.config)};

@@ -59,8 +59,7 @@ class EvolutionAgent : public Agent {
   SearchHistory history_;
   std::mt19937_64 rng_;
   std::map<std::string, Members> populations_;    // by DimsToText
-  std::map<std::string, size_t> seen_per_shape_;  // proposed or observed; SIZE_MAX once exhausted
-  size_t exhausted_ = 0;
+  ShapeRotation rotation_;
 };
 
 std::unique_ptr<Agent> MakeEvolutionAgent(const AgentContext& context);

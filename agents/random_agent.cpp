@@ -5,22 +5,20 @@
 namespace crmap {
 
 RandomAgent::RandomAgent(const AgentContext& context)
-    : context_(context), history_(*context.space), rng_(context.seed) {}
+    : context_(context), history_(*context.space), rng_(context.seed), rotation_(context_.shapes) {}
 
 std::vector<Candidate> RandomAgent::Propose(size_t n) {
   std::vector<Candidate> out;
-  while (out.size() < n && exhausted_ < context_.shapes.size()) {
-    const Dims& dims = context_.shapes[LeastMeasuredShape(context_.shapes, seen_per_shape_)];
-    size_t& count = seen_per_shape_[DimsToText(dims)];
+  while (out.size() < n && !rotation_.done()) {
+    const Dims& dims = rotation_.Next();
     std::optional<Config> config = RandomUnseenConfig(*context_.space, history_, dims, rng_);
     if (!config) {
-      count = SIZE_MAX;  // never the least seen again
-      ++exhausted_;
+      rotation_.Exhaust(dims);
       continue;
     }
     Candidate candidate{dims, *config};
     history_.MarkSeen(candidate);
-    ++count;
+    rotation_.Count(dims);
     out.push_back(std::move(candidate));
   }
   return out;
@@ -28,10 +26,8 @@ std::vector<Candidate> RandomAgent::Propose(size_t n) {
 
 void RandomAgent::Observe(const std::vector<Candidate>& candidates, const std::vector<Evaluation>& evaluations) {
   for (size_t i = 0; i < candidates.size() && i < evaluations.size(); ++i) {
-    if (!history_.Seen(candidates[i])) {  // measured elsewhere (a resumed campaign, another bandit arm)
-      auto it = seen_per_shape_.find(DimsToText(candidates[i].dims));
-      if (it == seen_per_shape_.end() || it->second != SIZE_MAX) ++seen_per_shape_[DimsToText(candidates[i].dims)];
-    }
+    // Measured elsewhere (a resumed campaign, another bandit arm): counts towards the shape order too.
+    if (!history_.Seen(candidates[i])) rotation_.Count(candidates[i].dims);
     history_.Record(candidates[i], evaluations[i]);
   }
 }

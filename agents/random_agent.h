@@ -30,8 +30,7 @@ class RandomAgent : public Agent {
   AgentContext context_;
   SearchHistory history_;
   std::mt19937_64 rng_;
-  std::map<std::string, size_t> seen_per_shape_;  // by DimsToText; SIZE_MAX once exhausted
-  size_t exhausted_ = 0;                          // shapes with nothing left to propose
+  ShapeRotation rotation_;
 };
 
 std::unique_ptr<Agent> MakeRandomAgent(const AgentContext& context);

@@ -123,6 +123,29 @@ TEST(LeastMeasuredShapeTest, PicksTheFewestAndTheEarliestOnTies) {
   EXPECT_EQ(LeastMeasuredShape(shapes, counts), 2u);
 }
 
+TEST(ShapeRotationTest, VisitsTheLeastSeenShapeAndSkipsExhaustedOnes) {
+  const std::vector<Dims> shapes = {{{"batch", 1}}, {{"batch", 8}}, {{"batch", 64}}};
+  ShapeRotation rotation(shapes);
+  EXPECT_EQ(rotation.Next(), shapes[0]);  // ties: campaign order
+  rotation.Count(shapes[0]);
+  EXPECT_EQ(rotation.Next(), shapes[1]);
+  rotation.Count(shapes[1]);
+  rotation.Count(shapes[2]);
+  rotation.Count(shapes[2]);
+  EXPECT_EQ(rotation.Next(), shapes[0]);
+  EXPECT_EQ(rotation.count(shapes[2]), 2u);
+
+  rotation.Exhaust(shapes[0]);
+  rotation.Exhaust(shapes[0]);  // once only
+  rotation.Count(shapes[0]);    // an exhausted shape stays exhausted
+  EXPECT_FALSE(rotation.done());
+  EXPECT_EQ(rotation.Next(), shapes[1]);
+  rotation.Exhaust(shapes[1]);
+  EXPECT_EQ(rotation.Next(), shapes[2]);
+  rotation.Exhaust(shapes[2]);
+  EXPECT_TRUE(rotation.done());
+}
+
 TEST_F(AgentTest, MakeAgentKnowsAllSixNames) {
   EXPECT_EQ(AgentNames(), (std::vector<std::string>{"random", "grid", "evolution", "bandit", "model", "rl"}));
   for (const std::string& name : AgentNames()) {
