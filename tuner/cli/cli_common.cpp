@@ -52,6 +52,15 @@ bool ParseOptions(cxxopts::Options& options, int argc, char** argv, cxxopts::Par
     *exit_code = kExitBadInput;
     return false;
   }
+  // Every command's output file (--out/-o) is checked before any work: a typo in a folder name is bad input
+  // at once, not an error after minutes of measuring.
+  if (result->count("out")) {
+    Status writable = CheckWritableFile((*result)["out"].as<std::string>());
+    if (!writable.ok()) {
+      *exit_code = Fail(writable.WithContext("--out"));
+      return false;
+    }
+  }
   return true;
 }
 

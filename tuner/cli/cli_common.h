@@ -30,8 +30,8 @@ int ExitCodeFor(const Status& status);
 // Prints "crmap: error: <message>" to stderr and returns ExitCodeFor(status).
 int Fail(const Status& status);
 
-// Parses argv with cxxopts; on a parse error or --help prints and sets *exit_code. Returns false when the
-// command should stop.
+// Parses argv with cxxopts; on a parse error, --help, or an --out file that cannot be written (checked before
+// any work) prints and sets *exit_code. Returns false when the command should stop.
 bool ParseOptions(cxxopts::Options& options, int argc, char** argv, cxxopts::ParseResult* result, int* exit_code);
 
 // A workload, its space and checked dims, from --workload and --dims.

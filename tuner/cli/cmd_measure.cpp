@@ -33,7 +33,6 @@ int RunMeasure(int argc, char** argv) {
   cxxopts::ParseResult args;
   int code = 0;
   if (!ParseOptions(options, argc, argv, &args, &code)) return code;
-  if (Status out = CheckOutOption(args); !out.ok()) return Fail(out);
 
   auto target = LoadTarget(args);
   if (!target.ok()) return Fail(target.status());
@@ -83,7 +82,6 @@ int RunCompare(int argc, char** argv) {
   cxxopts::ParseResult args;
   int code = 0;
   if (!ParseOptions(options, argc, argv, &args, &code)) return code;
-  if (Status out = CheckOutOption(args); !out.ok()) return Fail(out);
 
   auto target = LoadTarget(args);
   if (!target.ok()) return Fail(target.status());

@@ -119,7 +119,6 @@ int RunTrain(int argc, char** argv) {
   cxxopts::ParseResult args;
   int code = 0;
   if (!ParseOptions(options, argc, argv, &args, &code)) return code;
-  if (Status out = CheckOutOption(args); !out.ok()) return Fail(out);
   if (!args.count("db")) return Fail(Status::InvalidArgument("missing --db"));
   if (!args.count("out")) return Fail(Status::InvalidArgument("missing --out (the policy file to write)"));
   const std::string db_path = args["db"].as<std::string>();
@@ -189,7 +188,6 @@ int RunExport(int argc, char** argv) {
   cxxopts::ParseResult args;
   int code = 0;
   if (!ParseOptions(options, argc, argv, &args, &code)) return code;
-  if (Status out = CheckOutOption(args); !out.ok()) return Fail(out);
   if (!args.count("policy")) return Fail(Status::InvalidArgument("missing --policy"));
   if (args["format"].as<std::string>() != "json")
     return Fail(Status::InvalidArgument("unknown format '" + args["format"].as<std::string>() + "'; allowed: json"));
@@ -262,7 +260,6 @@ int RunEvaluate(int argc, char** argv) {
   cxxopts::ParseResult args;
   int code = 0;
   if (!ParseOptions(options, argc, argv, &args, &code)) return code;
-  if (Status out = CheckOutOption(args); !out.ok()) return Fail(out);
   for (const char* required : {"policy", "shapes"})
     if (!args.count(required)) return Fail(Status::InvalidArgument(std::string("missing --") + required));
   auto measure = ReadMeasureOptions(args);

@@ -75,7 +75,6 @@ int RunReplay(int argc, char** argv) {
   cxxopts::ParseResult args;
   int code = 0;
   if (!ParseOptions(options, argc, argv, &args, &code)) return code;
-  if (Status out = CheckOutOption(args); !out.ok()) return Fail(out);
   if (!args.count("db")) return Fail(Status::InvalidArgument("missing --db"));
   auto workload = LoadWorkloadOption(args);
   if (!workload.ok()) return Fail(workload.status());

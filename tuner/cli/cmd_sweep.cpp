@@ -26,7 +26,6 @@ int RunSweep(int argc, char** argv) {
   cxxopts::ParseResult args;
   int code = 0;
   if (!ParseOptions(options, argc, argv, &args, &code)) return code;
-  if (Status out = CheckOutOption(args); !out.ok()) return Fail(out);
   auto target = LoadTarget(args);
   if (!target.ok()) return Fail(target.status());
   auto measure = ReadMeasureOptions(args);

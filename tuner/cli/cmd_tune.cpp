@@ -307,7 +307,6 @@ int RunTune(int argc, char** argv) {
   cxxopts::ParseResult args;
   int code = 0;
   if (!ParseOptions(options, argc, argv, &args, &code)) return code;
-  if (Status out = CheckOutOption(args); !out.ok()) return Fail(out);
   for (const char* required : {"workload", "shapes", "db"})
     if (!args.count(required)) return Fail(Status::InvalidArgument(std::string("missing --") + required));
   auto session = ReadMeasureOptions(args);
@@ -358,7 +357,6 @@ int RunCampaign(int argc, char** argv) {
   cxxopts::ParseResult args;
   int code = 0;
   if (!ParseOptions(options, argc, argv, &args, &code)) return code;
-  if (Status out = CheckOutOption(args); !out.ok()) return Fail(out);
   if (args.count("print-default-spec")) {
     std::printf("%s\n", DefaultCampaignSpecText());
     return kExitOk;

@@ -2,7 +2,6 @@
 
 #include <string>
 
-#include "common/atomic_file.h"
 #include "tuner/cli/cli_common.h"
 
 namespace crmap::cli {
@@ -53,12 +52,6 @@ Result<bool> ReadBaselineOption(const cxxopts::ParseResult& args) {
   std::string baseline = args["baseline"].as<std::string>();
   if (baseline != "libtorch") return Status::InvalidArgument("unknown baseline '" + baseline + "'; allowed: libtorch");
   return true;
-}
-
-Status CheckOutOption(const cxxopts::ParseResult& args, const char* option) {
-  if (!args.count(option)) return Status::Ok();
-  Status status = CheckWritableFile(args[option].as<std::string>());
-  return status.ok() ? status : status.WithContext(std::string("--") + option);
 }
 
 Status WriteOutOption(const cxxopts::ParseResult& args, const Json& json) {

@@ -17,9 +17,6 @@ Result<SessionOptions> ReadMeasureOptions(const cxxopts::ParseResult& args);
 RecordContext CliRecordContext(const SessionOptions& options, const std::string& agent = "manual");
 // --baseline: true for "libtorch", false when absent; InvalidArgument naming what is allowed otherwise.
 Result<bool> ReadBaselineOption(const cxxopts::ParseResult& args);
-// Whether the file given to `option` (if any) can be written: checked before measuring, so that a typo in a
-// folder name is bad input at once rather than an error after minutes of work.
-Status CheckOutOption(const cxxopts::ParseResult& args, const char* option = "out");
 // Writes `json` to the --out file, if one was given (atomically).
 Status WriteOutOption(const cxxopts::ParseResult& args, const Json& json);
 // Progress on stderr, except with --json and no --out (stdout is then the machine-read result).
