@@ -71,6 +71,16 @@ size_t LeastMeasuredShape(const std::vector<Dims>& shapes, const std::map<std::s
   return best;
 }
 
+std::optional<Config> WarmupDesign::Next(const SearchSpace& space, const SearchHistory& history, const Dims& dims,
+                                         std::mt19937_64& rng) {
+  if (design_.empty()) design_ = BalancedDesign(space, size_, rng);
+  while (index_ < design_.size()) {
+    const Config& config = design_[index_++];
+    if (!history.Seen({dims, config})) return config;
+  }
+  return std::nullopt;
+}
+
 const Dims& ShapeRotation::Next() const { return (*shapes_)[LeastMeasuredShape(*shapes_, counts_)]; }
 
 void ShapeRotation::Count(const Dims& dims) {

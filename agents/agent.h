@@ -92,6 +92,21 @@ class ShapeRotation {
   size_t exhausted_ = 0;
 };
 
+// The first proposals of the learning agents (model, rl): a BalancedDesign of `size` configs, drawn on first
+// use, handed out in order; a config already seen at the shape asked for is skipped (and not offered again).
+class WarmupDesign {
+ public:
+  explicit WarmupDesign(size_t size) : size_(size) {}
+  // nullopt once the design is used up.
+  std::optional<Config> Next(const SearchSpace& space, const SearchHistory& history, const Dims& dims,
+                             std::mt19937_64& rng);
+
+ private:
+  size_t size_;
+  std::vector<Config> design_;
+  size_t index_ = 0;
+};
+
 // The shape with the fewest measurements recorded via `counts` (ties: the earliest in `shapes`).
 size_t LeastMeasuredShape(const std::vector<Dims>& shapes, const std::map<std::string, size_t>& counts);
 

@@ -10,7 +10,8 @@ ModelAgent::ModelAgent(const AgentContext& context, ModelAgentOptions options)
       features_(*context.workload, *context.space),
       model_(features_.size(), context.seed),
       history_(*context.space),
-      rng_(context.seed) {}
+      rng_(context.seed),
+      warmup_(static_cast<size_t>(std::max(0, options.warmup))) {}
 
 double ModelAgent::PredictReward(const Dims& dims, const Config& config) const {
   return model_.Predict({features_.Encode(dims, config)})[0];
@@ -25,11 +26,7 @@ std::vector<Candidate> ModelAgent::Propose(size_t n) {
     std::optional<Config> choice;
     bool warm = history_.measured() + out.size() >= static_cast<size_t>(options_.warmup);
     if (!warm) {
-      if (warmup_design_.empty()) warmup_design_ = BalancedDesign(*context_.space, options_.warmup, rng_);
-      while (warmup_index_ < warmup_design_.size() && !choice) {
-        const Config& c = warmup_design_[warmup_index_++];
-        if (!history_.Seen({dims, c})) choice = c;
-      }
+      choice = warmup_.Next(*context_.space, history_, dims, rng_);
     } else if (!explore(rng_)) {
       std::vector<Config> pool;
       for (int i = 0; i < options_.pool; ++i) {

@@ -43,8 +43,7 @@ class ModelAgent : public Agent {
   SearchHistory history_;
   std::mt19937_64 rng_;
   std::map<std::string, size_t> proposed_;
-  std::vector<Config> warmup_design_;  // BalancedDesign of the first proposals
-  size_t warmup_index_ = 0;
+  WarmupDesign warmup_;  // the first proposals
 };
 
 std::unique_ptr<Agent> MakeModelAgent(const AgentContext& context);

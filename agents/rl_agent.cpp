@@ -13,7 +13,8 @@ RlAgent::RlAgent(const AgentContext& context, RlOptions options)
       policy_(std::make_unique<PolicyNetwork>(*context.space, features_.dim_feature_count(), context.seed + 1,
                                               PolicyOptions{options.policy_hidden})),
       history_(*context.space),
-      rng_(context.seed) {
+      rng_(context.seed),
+      warmup_(static_cast<size_t>(std::max(0, options.warmup))) {
   for (const auto& knob : context.space->knobs()) {
     ok_count_.emplace_back(knob.values.size(), 0);
     fail_count_.emplace_back(knob.values.size(), 0);
@@ -97,11 +98,7 @@ std::vector<Candidate> RlAgent::Propose(size_t n) {
     Config config;
     bool warm = history_.measured() + out.size() >= static_cast<size_t>(options_.warmup);
     if (!warm) {
-      if (warmup_design_.empty()) warmup_design_ = BalancedDesign(*context_.space, options_.warmup, rng_);
-      while (warmup_index_ < warmup_design_.size() && config.values.empty()) {
-        const Config& c = warmup_design_[warmup_index_++];
-        if (!history_.Seen({dims, c})) config = c;
-      }
+      if (std::optional<Config> design = warmup_.Next(*context_.space, history_, dims, rng_)) config = *design;
     } else if (!explore(rng_)) {
       config = ScreenedPolicyChoice(dims, rng_, /*skip_seen=*/true);
     } else {

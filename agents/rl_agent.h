@@ -86,8 +86,7 @@ class RlAgent : public Agent {
   SearchHistory history_;
   mutable std::mt19937_64 rng_;
   std::map<std::string, size_t> proposed_;  // per shape
-  std::vector<Config> warmup_design_;       // BalancedDesign of the first proposals
-  size_t warmup_index_ = 0;
+  WarmupDesign warmup_;  // the first proposals
   // Per knob and value: how often a measured config holding it succeeded / failed.
   std::vector<std::vector<int>> ok_count_, fail_count_;
   std::vector<PolicySample> recent_;       // observed samples of the last batch (advantage = raw reward)

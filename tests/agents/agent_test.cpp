@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -121,6 +122,22 @@ TEST(LeastMeasuredShapeTest, PicksTheFewestAndTheEarliestOnTies) {
   EXPECT_EQ(LeastMeasuredShape(shapes, counts), 2u);
   counts["tokens=99"] = 0;  // not a campaign shape: ignored
   EXPECT_EQ(LeastMeasuredShape(shapes, counts), 2u);
+}
+
+TEST_F(AgentTest, WarmupDesignHandsOutItsBalancedDesignOnceSkippingSeenConfigs) {
+  std::mt19937_64 rng(3), same(3);
+  const std::vector<Config> expected = BalancedDesign(space_, 4, same);
+  SearchHistory history(space_);
+  const Dims dims = {{"tokens", 8}};
+  history.MarkSeen({dims, expected[1]});
+  WarmupDesign warmup(4);
+  std::vector<Config> handed;
+  while (std::optional<Config> c = warmup.Next(space_, history, dims, rng)) handed.push_back(*c);
+  std::vector<Config> unseen = {expected[0], expected[2], expected[3]};
+  if (expected[1] == expected[0] || expected[1] == expected[2] || expected[1] == expected[3])
+    unseen.erase(std::remove(unseen.begin(), unseen.end(), expected[1]), unseen.end());
+  EXPECT_EQ(handed, unseen);
+  EXPECT_FALSE(warmup.Next(space_, history, {{"tokens", 64}}, rng).has_value());  // used up for every shape
 }
 
 TEST(ShapeRotationTest, VisitsTheLeastSeenShapeAndSkipsExhaustedOnes) {
