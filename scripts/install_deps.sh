@@ -4,7 +4,8 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ccache pkg-config
-  libdnnl-dev libtorch-dev libopenblas0-openmp
+  libdnnl-dev ocl-icd-opencl-dev  # libdnnl-dev's dnnl-config.cmake requires OpenCL; only a Recommends
+  libtorch-dev libopenblas0-openmp
   libspdlog-dev libcxxopts-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-14 libclang-rt-14-dev  # the policy loader fuzzer (libFuzzer, tests/CMakeLists.txt)
