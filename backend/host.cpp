@@ -53,6 +53,7 @@ HostInfo Detect() {
                         std::to_string(version->patch);
   bool avx512 = host.isa.rfind("avx512_core", 0) == 0;
   host.has_bf16 = avx512;
+  host.native_bf16 = isa == dnnl::cpu_isa::avx512_core_bf16 || isa == dnnl::cpu_isa::avx512_core_amx;
   host.blocked_channels = avx512 ? 16 : 8;
   return host;
 }

@@ -12,7 +12,9 @@ struct HostInfo {
   std::string isa;             // oneDNN's effective ISA: "avx2", "avx512_core_bf16", ...
   int cores = 1;               // hardware threads available to this process
   std::string onednn_version;  // "2.6.3"
-  bool has_bf16 = false;       // oneDNN implements bf16 compute on this ISA (avx512_core and newer)
+  bool has_bf16 = false;       // oneDNN runs bf16 compute on this ISA (avx512_core and newer)
+  bool native_bf16 = false;    // ... with the CPU's own bf16 instructions (avx512_core_bf16 and newer); below
+                               // that oneDNN emulates them and bf16 may be slower than f32
   int blocked_channels = 8;    // channel block of the "blocked" layout on this ISA: 8 (AVX2) or 16 (AVX-512)
 };
 

@@ -1,6 +1,10 @@
 #include "backend/measurer.h"
 
+#include <time.h>
+
 #include <chrono>
+#include <deque>
+#include <thread>
 
 namespace crmap {
 
@@ -9,36 +13,76 @@ int64_t SteadyClock::NowNanos() {
       .count();
 }
 
+namespace {
+
+double ProcessCpuMs() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) * 1e-6;
+}
+
+double WallMs() {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+bool CpuTimeIdleWaiter::WaitUntilIdle() {
+  const double start = WallMs();
+  // (wall, cpu) pairs of the last quiet_ms_.
+  std::deque<std::pair<double, double>> window = {{start, ProcessCpuMs()}};
+  while (true) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    const double now = WallMs();
+    window.emplace_back(now, ProcessCpuMs());
+    while (window.size() > 2 && now - window[1].first >= quiet_ms_) window.pop_front();
+    const double span = now - window.front().first;
+    const double used = window.back().second - window.front().second;
+    if (span >= quiet_ms_ && used < 0.05 * span) return true;
+    if (now - start >= max_wait_ms_) return false;
+  }
+}
+
+Result<int64_t> Runnable::TimedRun(Clock& clock, int warm_calls) {
+  for (int i = 0; i < warm_calls; ++i) CRMAP_RETURN_IF_ERROR(RunOnce());
+  const int64_t start = clock.NowNanos();
+  CRMAP_RETURN_IF_ERROR(RunOnce());
+  return clock.NowNanos() - start;
+}
+
 std::vector<MeasureOutcome> MeasureInterleaved(const std::vector<Runnable*>& candidates,
                                                const MeasureOptions& options) {
   SteadyClock steady;
+  CpuTimeIdleWaiter cpu_idle;
   Clock* clock = options.clock ? options.clock : &steady;
+  IdleWaiter* idle = options.idle ? options.idle : &cpu_idle;
   const size_t n = candidates.size();
   std::vector<MeasureOutcome> outcomes(n);
   std::vector<bool> alive(n, true);
   const int64_t timeout_ns = static_cast<int64_t>(options.timeout_ms * 1e6);
 
-  auto time_one = [&](size_t i) -> double {
+  // One sample of candidate i in microseconds, or -1 after dropping it (failure or timeout). A cold sample is
+  // prepared first (preparing may run a parallel region), then waits for the process to idle.
+  auto sample = [&](size_t i, int warm_calls, bool cold = false) -> double {
     candidates[i]->Prepare();
-    int64_t start = clock->NowNanos();
-    Status status = candidates[i]->RunOnce();
-    int64_t elapsed = clock->NowNanos() - start;
-    if (!status.ok()) {
-      outcomes[i].status = status;
+    if (cold) idle->WaitUntilIdle();
+    Result<int64_t> elapsed = candidates[i]->TimedRun(*clock, warm_calls);
+    if (!elapsed.ok()) {
+      outcomes[i].status = elapsed.status();
       alive[i] = false;
       return -1;
     }
-    if (elapsed > timeout_ns) {
+    if (*elapsed > timeout_ns) {
       outcomes[i].timed_out = true;
       alive[i] = false;
       return -1;
     }
-    return static_cast<double>(elapsed) / 1000.0;
+    return static_cast<double>(*elapsed) / 1000.0;
   };
 
   for (int w = 0; w < options.warmup; ++w)
     for (size_t i = 0; i < n; ++i)
-      if (alive[i]) time_one(i);
+      if (alive[i]) sample(i, 0);
 
   std::vector<std::vector<double>> ratios(n);
   for (int round = 0; round < options.rounds; ++round) {
@@ -46,7 +90,7 @@ std::vector<MeasureOutcome> MeasureInterleaved(const std::vector<Runnable*>& can
     for (size_t k = 0; k < n; ++k) {
       size_t i = (k + static_cast<size_t>(round)) % n;
       if (!alive[i]) continue;
-      double us = time_one(i);
+      double us = sample(i, options.warm_calls);
       if (us >= 0) {
         outcomes[i].samples_us.push_back(us);
         this_round[i] = us;
@@ -57,9 +101,19 @@ std::vector<MeasureOutcome> MeasureInterleaved(const std::vector<Runnable*>& can
         if (this_round[i] > 0) ratios[i].push_back(this_round[i] / this_round[0]);
     if (options.on_round) options.on_round(round + 1, options.rounds);
   }
+
+  for (int s = 0; s < options.cold_samples; ++s) {
+    for (size_t i = 0; i < n; ++i) {
+      if (!alive[i]) continue;
+      double us = sample(i, 0, /*cold=*/true);
+      if (us >= 0) outcomes[i].cold_samples_us.push_back(us);
+    }
+  }
+
   for (size_t i = 0; i < n; ++i) {
     outcomes[i].latency = ComputeLatencyStats(outcomes[i].samples_us);
     outcomes[i].ratio_to_anchor = ComputeRatioStats(ratios[i]);
+    outcomes[i].cold_latency = ComputeLatencyStats(outcomes[i].cold_samples_us);
   }
   return outcomes;
 }

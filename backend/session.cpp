@@ -3,16 +3,23 @@
 #include <cstdio>
 
 #include "backend/host.h"
-#include "backend/validator.h"
+#include "backend/peer_process.h"
 
 namespace crmap {
 
 namespace {
 
 // 1 -> "1", 0.25 -> "0.25", 1500 -> "1500": no trailing zeros.
-std::string FormatMilliseconds(double ms) {
+std::string FormatNumber(double value) {
   char text[32];
-  std::snprintf(text, sizeof text, "%g", ms);
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
+}
+
+std::string FormatError(const ErrorStats& error) {
+  char text[128];
+  std::snprintf(text, sizeof text, "scaled error %.3g (max abs %.3g, max rel %.3g)", error.scaled, error.max_abs,
+                error.max_rel);
   return text;
 }
 
@@ -113,11 +120,12 @@ CandidateResult MeasurementSession::CompileAndValidate(const Config& config, con
       return r;
     }
     r.validated = true;
-    r.max_error = report->max_abs_error;
+    r.error = report->error;
+    r.accuracy_budget = budget;
     if (!report->within_budget) {
       r.status = CandidateStatus::kWrongAnswer;
-      r.message = "max abs error " + std::to_string(report->max_abs_error) + " in output '" + report->worst_output +
-                  "' exceeds the accuracy budget " + std::to_string(budget);
+      r.message = FormatError(report->error) + " in output '" + report->error.worst_output +
+                  "' exceeds the accuracy budget (scaled error " + FormatNumber(budget) + ")";
       return r;
     }
   }
@@ -160,21 +168,76 @@ std::vector<CandidateResult> MeasurementSession::Compare(const std::vector<Confi
     runnables.push_back(keep.back().get());
     owner.push_back(i);
   }
-  if (options.baseline_libtorch) {
+  std::vector<std::unique_ptr<TorchReference>> peer_models;
+  std::vector<std::unique_ptr<PeerProcess>> peer_processes;
+  const int peer_threads = options.baseline_threads > 0 ? options.baseline_threads : DetectHost().cores;
+  for (const PeerBaseline& peer : options.baselines) {
     CandidateResult baseline;
-    baseline.label = "libtorch";
+    baseline.label = peer.Label();
     baseline.is_baseline = true;
+    baseline.peer = peer;
     results.push_back(baseline);
-    int threads = options.baseline_threads > 0 ? options.baseline_threads : DetectHost().cores;
-    Status model = EnsureTorchModel(threads, options.compile.data_seed);
-    if (!model.ok()) {
-      results.back().status = CandidateStatus::kError;
-      results.back().message = model.message();
+    CandidateResult& r = results.back();
+    Runnable* runnable = nullptr;
+    Result<std::map<std::string, HostTensor>> outputs = Status::Internal("no outputs");
+    if (!peer.in_process()) {
+      auto process = PeerProcess::Start(options.peer_executable, workload_, dims_, peer_threads,
+                                        options.compile.data_seed, peer);
+      if (!process.ok()) {
+        r.status = StatusFor(process.status());
+        r.message = process.status().message();
+        continue;
+      }
+      peer_processes.push_back(std::move(process).value());
+      runnable = peer_processes.back().get();
+      if (reference) outputs = peer_processes.back()->Outputs(*reference);
     } else {
-      keep.push_back(std::make_unique<TorchRunnable>(torch_model_.get()));
-      runnables.push_back(keep.back().get());
-      owner.push_back(results.size() - 1);
+      TorchReference* model = nullptr;
+      if (peer.path == TorchPath::kEager) {
+        Status built = EnsureTorchModel(peer_threads, options.compile.data_seed);
+        if (!built.ok()) {
+          r.status = StatusFor(built);
+          r.message = built.message();
+          continue;
+        }
+        model = torch_model_.get();
+      } else {
+        auto built = TorchReference::Create(workload_, dims_, peer_threads, options.compile.data_seed, peer.path);
+        if (!built.ok()) {
+          r.status = StatusFor(built.status());
+          r.message = built.status().message();
+          continue;
+        }
+        peer_models.push_back(std::move(built).value());
+        model = peer_models.back().get();
+      }
+      if (reference) {
+        Status ran = model->Run();
+        outputs = ran.ok() ? model->Outputs() : Result<std::map<std::string, HostTensor>>(ran);
+      }
+      keep.push_back(std::make_unique<TorchRunnable>(model));
+      runnable = keep.back().get();
     }
+    if (reference) {  // a peer is validated like a plan: a fast wrong answer is no baseline
+      const double budget = space_.constraints().accuracy.f32;
+      Result<ValidationReport> report =
+          outputs.ok() ? CompareOutputs(*outputs, *reference, budget) : Result<ValidationReport>(outputs.status());
+      if (!report.ok()) {
+        r.status = CandidateStatus::kError;
+        r.message = report.status().message();
+        continue;
+      }
+      r.validated = true;
+      r.error = report->error;
+      r.accuracy_budget = budget;
+      if (!report->within_budget) {
+        r.status = CandidateStatus::kWrongAnswer;
+        r.message = FormatError(report->error) + " exceeds the f32 accuracy budget";
+        continue;
+      }
+    }
+    runnables.push_back(runnable);
+    owner.push_back(results.size() - 1);
   }
   if (runnables.empty()) return results;
 
@@ -191,12 +254,13 @@ std::vector<CandidateResult> MeasurementSession::Compare(const std::vector<Confi
     CandidateResult& r = results[owner[j]];
     if (outcomes[j].timed_out) {
       r.status = CandidateStatus::kTimeout;
-      r.message = "a single run took longer than " + FormatMilliseconds(measure.timeout_ms) + " ms (--timeout-ms)";
+      r.message = "a single run took longer than " + FormatNumber(measure.timeout_ms) + " ms (--timeout-ms)";
     } else if (!outcomes[j].status.ok()) {
       r.status = CandidateStatus::kError;
       r.message = outcomes[j].status.message();
     }
     r.latency = outcomes[j].latency;
+    r.cold_latency = outcomes[j].cold_latency;
     if (anchored && outcomes[0].status.ok() && !outcomes[0].timed_out) {
       r.ratio_to_anchor = outcomes[j].ratio_to_anchor;
       r.anchor_label = results[0].label;

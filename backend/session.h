@@ -2,12 +2,13 @@
 //
 // Data flow: configs -> CompilePlan each (failures become typed results: unsupported, over_memory, error)
 // -> execute once and compare with the LibTorch f32 reference (wrong_answer beyond the accuracy budget)
-// -> MeasureInterleaved over the survivors, optionally with the LibTorch eager baseline as one more
-// candidate -> one CandidateResult per config (+1 for the baseline), in input order. The first config is the
-// anchor: every result also carries its per-round ratio to it (no ratios at all if the anchor failed).
+// -> MeasureInterleaved over the survivors, optionally with LibTorch peers (backend/peer.h) as more
+// candidates, each validated like a plan -> one CandidateResult per config (+1 per peer), in input order. The
+// first config is the anchor: every result also carries its per-round ratio to it (no ratios at all if the
+// anchor failed).
 //
-// The reference runs once per session (per data seed) and is kept; it doubles as the baseline when the
-// thread counts match. All plans of one Compare() call are alive at once, so
+// The reference runs once per session (per data seed) and is kept; it doubles as the eager peer when the
+// thread counts match. A peer with another OpenBLAS core runs in a child process for one Compare() call. All plans of one Compare() call are alive at once, so
 // callers chunk large candidate lists (see the sweep in tuner/). Not thread-safe.
 #pragma once
 
@@ -19,9 +20,11 @@
 
 #include "backend/measurer.h"
 #include "backend/plan.h"
+#include "backend/peer.h"
 #include "backend/plan_compiler.h"
 #include "backend/statistics.h"
 #include "backend/torch_reference.h"
+#include "backend/validator.h"
 #include "common/workload.h"
 #include "search_space/search_space.h"
 
@@ -31,16 +34,19 @@ enum class CandidateStatus { kOk, kUnsupported, kWrongAnswer, kOverMemory, kTime
 const char* CandidateStatusName(CandidateStatus status);
 
 struct CandidateResult {
-  std::string label;          // canonical config string, or "libtorch" for the baseline
+  std::string label;          // canonical config string, or the peer's label ("libtorch", "libtorch[mkldnn]", ...)
   bool is_baseline = false;
+  PeerBaseline peer;          // which peer, for a baseline
   Config config;              // empty for the baseline
   CandidateStatus status = CandidateStatus::kOk;
   std::string message;        // why it failed
-  LatencyStats latency;
+  LatencyStats latency;       // hot samples: each right after an untimed call of the same config
+  LatencyStats cold_latency;  // samples after the process idled (its thread team asleep); rounds 0 if none
   RatioStats ratio_to_anchor;
   std::string anchor_label;   // empty when there is no anchor to refer to
   bool validated = false;     // compared with the LibTorch f32 reference (false with validate off)
-  double max_error = 0;       // vs the f32 reference (0 for the baseline, which is the reference)
+  ErrorStats error;           // vs the f32 reference (all 0 for the baseline that is the reference)
+  double accuracy_budget = 0; // the bound on error.scaled this config's precision had
   PlanInfo plan;              // empty for the baseline
 };
 
@@ -48,9 +54,10 @@ struct SessionOptions {
   MeasureOptions measure;
   CompileOptions compile;
   bool validate = true;
-  bool baseline_libtorch = false;
+  std::vector<PeerBaseline> baselines;  // peers measured after the configs (DefaultPeers(): --baseline libtorch)
   bool stop_on_over_memory = false;  // return at the first config over the memory budget, measuring nothing
   int baseline_threads = 0;  // 0: all cores
+  std::string peer_executable = "/proc/self/exe";  // the crmap binary, for peers in a child process
   // Called as each stage progresses ("compile", i, n), ("measure", round, rounds).
   std::function<void(const std::string& stage, int done, int total)> on_progress;
 };

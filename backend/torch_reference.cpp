@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include <omp.h>
+#include <ATen/Version.h>
 #include <torch/torch.h>
 
 namespace crmap {
@@ -28,10 +29,32 @@ torch::Tensor ApplyEltwise(const OpSpec& op, const torch::Tensor& x) {
   return x;
 }
 
+TorchInfo DetectTorchOnce() {
+  TorchInfo info;
+  info.version = TORCH_VERSION;
+  const std::string config = at::show_config();
+  const std::string key = "CPU capability usage: ";
+  size_t at = config.find(key);
+  if (at != std::string::npos) {
+    size_t end = config.find('\n', at);
+    info.cpu_capability = config.substr(at + key.size(), end == std::string::npos ? end : end - at - key.size());
+  }
+  info.mkldnn = at::hasMKLDNN();
+  return info;
+}
+
 }  // namespace
+
+const char* TorchPathName(TorchPath path) { return path == TorchPath::kMkldnn ? "mkldnn" : "eager"; }
+
+const TorchInfo& DetectTorch() {
+  static const TorchInfo info = DetectTorchOnce();
+  return info;
+}
 
 struct TorchReference::Impl {
   const Workload* workload = nullptr;
+  TorchPath path = TorchPath::kEager;
   int threads = 1;
   std::map<std::string, torch::Tensor> inputs;
   std::map<std::string, OpParameters> host_params;
@@ -43,10 +66,13 @@ TorchReference::TorchReference(std::unique_ptr<Impl> impl) : impl_(std::move(imp
 TorchReference::~TorchReference() = default;
 
 Result<std::unique_ptr<TorchReference>> TorchReference::Create(const Workload& workload, const Dims& dims,
-                                                               int threads, uint64_t data_seed) {
+                                                               int threads, uint64_t data_seed, TorchPath path) {
   CRMAP_ASSIGN_OR_RETURN(auto shapes, workload.InferShapes(dims));
+  if (path == TorchPath::kMkldnn && !DetectTorch().mkldnn)
+    return Status::Unsupported("this LibTorch was built without oneDNN (MKLDNN): no mkldnn path");
   auto impl = std::make_unique<Impl>();
   impl->workload = &workload;
+  impl->path = path;
   impl->threads = threads;
   if (at::get_num_threads() != threads) at::set_num_threads(threads);
   try {
@@ -56,6 +82,8 @@ Result<std::unique_ptr<TorchReference>> TorchReference::Create(const Workload& w
       OpParameters p = GenerateOpParameters(workload, op, shapes.at(op.inputs[0]));
       auto& tensors = impl->params[op.name];
       if (!p.weight.empty()) tensors["weight"] = ToTorch(p.weight);
+      // to_mkldnn's MkldnnLinear: the weight converted to oneDNN's layout once, at model load.
+      if (path == TorchPath::kMkldnn && op.kind == OpKind::kLinear) tensors["weight"] = tensors["weight"].to_mkldnn();
       if (!p.bias.empty()) tensors["bias"] = ToTorch(p.bias);
       if (!p.gamma.empty()) tensors["gamma"] = ToTorch(p.gamma);
       if (!p.beta.empty()) tensors["beta"] = ToTorch(p.beta);
@@ -90,7 +118,17 @@ Status TorchReference::Run() {
       torch::Tensor y;
       switch (op.kind) {
         case OpKind::kLinear:
-          y = torch::linear(x, p.at("weight"), op.bias ? p.at("bias") : torch::Tensor());
+          if (impl_->path == TorchPath::kMkldnn) {
+            // MkldnnLinear.forward: a dense activation converted in, the result converted back.
+            torch::Tensor rows = x.reshape({-1, x.size(-1)}).to_mkldnn();
+            c10::optional<torch::Tensor> bias;
+            if (op.bias) bias = p.at("bias");
+            std::vector<int64_t> sizes = x.sizes().vec();
+            sizes.back() = op.out_features;
+            y = at::mkldnn_linear(rows, p.at("weight"), bias).to_dense().view(sizes);
+          } else {
+            y = torch::linear(x, p.at("weight"), op.bias ? p.at("bias") : torch::Tensor());
+          }
           break;
         case OpKind::kMatmul: y = torch::matmul(x, values.at(op.inputs[1])); break;
         case OpKind::kConv2d:

@@ -488,13 +488,20 @@ Result<Workload> ParseWorkload(const std::string& text, const std::string& sourc
 
   if (json.contains("accuracy_budget")) {
     const Json& acc = json["accuracy_budget"];
-    Status st = CheckKnownFields(acc, {"f32", "bf16"}, "accuracy_budget");
+    Status st = CheckKnownFields(acc, {"metric", "f32", "bf16"}, "accuracy_budget");
     if (!st.ok()) return fail(st);
+    auto metric = GetStringOr(acc, "metric", "", "accuracy_budget");
+    if (!metric.ok()) return fail(metric.status());
+    if (*metric != kAccuracyMetric)
+      return fail(Status::InvalidArgument(
+          "accuracy_budget: 'metric' must be \"scaled_error\" (max |got - ref| / max |ref| of each output; "
+          "absolute errors are no longer accepted as budgets, see docs/search-space.md), got \"" + *metric + "\""));
     auto f32 = GetNumberOr(acc, "f32", w.accuracy_budget_.f32, "accuracy_budget");
     auto bf16 = GetNumberOr(acc, "bf16", w.accuracy_budget_.bf16, "accuracy_budget");
     if (!f32.ok()) return fail(f32.status());
     if (!bf16.ok()) return fail(bf16.status());
-    if (*f32 <= 0 || *bf16 <= 0) return fail(Status::InvalidArgument("accuracy budgets must be > 0"));
+    if (!(*f32 > 0 && *f32 <= 1) || !(*bf16 > 0 && *bf16 <= 1))
+      return fail(Status::InvalidArgument("accuracy budgets are scaled errors in (0, 1]"));
     w.accuracy_budget_ = {*f32, *bf16};
   }
 

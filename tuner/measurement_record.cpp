@@ -49,6 +49,11 @@ Json MeasurementRecordJson(const Workload& workload, const SearchSpace& space, c
     record["latency_us"] = {{"min", l.min_us}, {"median", l.median_us}, {"p90", l.p90_us}, {"p95", l.p95_us},
                             {"p99", l.p99_us}, {"mean", l.mean_us},    {"cv", l.cv},        {"rounds", l.rounds}};
   }
+  const LatencyStats& cold = result.cold_latency;
+  if (cold.rounds > 0) {
+    record["cold_latency_us"] = {{"min", cold.min_us},   {"median", cold.median_us}, {"p95", cold.p95_us},
+                                 {"p99", cold.p99_us},   {"mean", cold.mean_us},     {"samples", cold.rounds}};
+  }
   if (result.ratio_to_anchor.rounds > 0) {
     record["ratio_to_anchor"] = {{"median", result.ratio_to_anchor.median},
                                  {"p10", result.ratio_to_anchor.p10},
@@ -67,7 +72,12 @@ Json MeasurementRecordJson(const Workload& workload, const SearchSpace& space, c
     record["kernels"] = kernels;
   }
   record["validated"] = result.validated || result.is_baseline;
-  if (result.validated || result.is_baseline) record["max_error"] = result.max_error;
+  if (result.validated || result.is_baseline) {
+    record["max_error"] = result.error.max_abs;
+    record["max_rel_error"] = result.error.max_rel;
+    record["scaled_error"] = result.error.scaled;
+    if (result.accuracy_budget > 0) record["accuracy_budget"] = result.accuracy_budget;
+  }
   record["data_seed"] = context.data_seed;
   record["host"] = {{"cpu", host.cpu}, {"isa", host.isa}, {"cores", host.cores}, {"onednn", host.onednn_version}};
   record["agent"] = context.agent;

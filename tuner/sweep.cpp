@@ -31,6 +31,8 @@ SweepResult SweepPlanSpace(MeasurementSession& session, const SearchSpace& space
   screen.compile = options.compile;
   screen.measure.rounds = options.screen_rounds;
   screen.measure.warmup = options.warmup;
+  screen.measure.warm_calls = options.warm_calls;
+  screen.measure.cold_samples = 0;
   screen.measure.timeout_ms = options.timeout_ms;
   screen.validate = options.validate;
   const size_t per_chunk = static_cast<size_t>(std::max(1, options.chunk - 1));
@@ -65,8 +67,10 @@ SweepResult SweepPlanSpace(MeasurementSession& session, const SearchSpace& space
   confirm.compile = options.compile;
   confirm.measure.rounds = options.rounds;
   confirm.measure.warmup = options.warmup;
+  confirm.measure.warm_calls = options.warm_calls;
+  confirm.measure.cold_samples = options.cold_samples;
   confirm.measure.timeout_ms = options.timeout_ms;
-  confirm.baseline_libtorch = options.baseline_libtorch;
+  confirm.baselines = options.baselines;
   confirm.validate = options.validate;
   if (options.on_progress) {
     auto progress = options.on_progress;

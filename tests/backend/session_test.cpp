@@ -16,6 +16,7 @@ SessionOptions Quick() {
   SessionOptions options;
   options.measure.warmup = 1;
   options.measure.rounds = 3;
+  options.measure.cold_samples = 1;
   return options;
 }
 
@@ -24,23 +25,34 @@ TEST(SessionTest, ComparesValidatesAndAnchorsOnTheFirstConfig) {
   SearchSpace space = MustSpace(workload);
   MeasurementSession session(workload, space, {{"batch", 2}});
   SessionOptions options = Quick();
-  options.baseline_libtorch = true;
+  options.baselines = {PeerBaseline{}, PeerBaseline{TorchPath::kMkldnn, ""}};
   std::vector<std::string> stages;
   options.on_progress = [&](const std::string& stage, int, int) { stages.push_back(stage); };
   auto results = session.Compare({space.Default(), MustConfig(space, "threads=1;weights=packed"),
                                   MustConfig(space, "precision=bf16")},
                                  options);
-  ASSERT_EQ(results.size(), 4u);
+  ASSERT_EQ(results.size(), 5u);
   EXPECT_EQ(results[0].status, CandidateStatus::kOk) << results[0].message;
   EXPECT_EQ(results[1].status, CandidateStatus::kOk) << results[1].message;
   EXPECT_EQ(results[2].status, DetectHost().has_bf16 ? CandidateStatus::kOk : CandidateStatus::kUnsupported);
-  EXPECT_TRUE(results[3].is_baseline);
-  EXPECT_EQ(results[3].status, CandidateStatus::kOk) << results[3].message;
+  for (size_t peer : {3, 4}) {  // eager and the oneDNN path, each validated like a plan
+    EXPECT_TRUE(results[peer].is_baseline);
+    EXPECT_EQ(results[peer].status, CandidateStatus::kOk) << results[peer].message;
+    EXPECT_TRUE(results[peer].validated);
+    EXPECT_LE(results[peer].error.scaled, workload.accuracy_budget().f32);
+  }
+  EXPECT_EQ(results[3].label, "libtorch");
+  EXPECT_EQ(results[4].label, "libtorch[mkldnn]");
+  EXPECT_EQ(results[0].cold_latency.rounds, 1);
   EXPECT_EQ(results[0].latency.rounds, 3);
   EXPECT_DOUBLE_EQ(results[0].ratio_to_anchor.median, 1.0);
   EXPECT_EQ(results[1].anchor_label, results[0].label);
   EXPECT_GT(results[1].ratio_to_anchor.median, 0);
-  EXPECT_LT(results[0].max_error, 1e-4);
+  EXPECT_LE(results[0].error.scaled, workload.accuracy_budget().f32);
+  EXPECT_DOUBLE_EQ(results[0].accuracy_budget, workload.accuracy_budget().f32);
+  if (results[2].status == CandidateStatus::kOk) {
+    EXPECT_DOUBLE_EQ(results[2].accuracy_budget, workload.accuracy_budget().bf16);
+  }
   EXPECT_GT(results[0].plan.peak_bytes, 0);
   EXPECT_FALSE(results[0].plan.kernels.empty());
   EXPECT_NE(std::find(stages.begin(), stages.end(), "measure"), stages.end());
@@ -113,6 +125,21 @@ TEST(SessionTest, StopsAtTheFirstConfigOverBudgetWhenAsked) {
   EXPECT_EQ(results[0].status, CandidateStatus::kOverMemory);
   EXPECT_EQ(results[1].latency.rounds, 0);
   EXPECT_TRUE(results[1].label.empty());  // never compiled
+}
+
+TEST(SessionTest, APeerThatCannotStartIsAnErrorRowAndTheRestIsMeasured) {
+  Workload workload = MustLoad("dlrm_mlp");
+  SearchSpace space = MustSpace(workload);
+  MeasurementSession session(workload, space, {{"batch", 2}});
+  SessionOptions options = Quick();
+  options.baselines = {PeerBaseline{TorchPath::kEager, "Haswell"}};
+  options.peer_executable = "/nonexistent/crmap";
+  auto results = session.Compare({space.Default()}, options);
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].status, CandidateStatus::kOk) << results[0].message;
+  EXPECT_EQ(results[1].label, "libtorch[openblas=Haswell]");
+  EXPECT_EQ(results[1].status, CandidateStatus::kError);
+  EXPECT_NE(results[1].message.find("/nonexistent/crmap"), std::string::npos) << results[1].message;
 }
 
 TEST(SessionTest, StatusNames) {

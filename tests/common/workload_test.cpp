@@ -178,8 +178,23 @@ TEST(ParseWorkloadTest, ParsesASmallGraph) {
 
   // Defaults of the optional top-level fields.
   EXPECT_EQ(w.memory_budget_bytes(), int64_t{8} << 30);
-  EXPECT_DOUBLE_EQ(w.accuracy_budget().f32, 1e-3);
-  EXPECT_DOUBLE_EQ(w.accuracy_budget().bf16, 0.25);
+  EXPECT_DOUBLE_EQ(w.accuracy_budget().f32, 1e-4);
+  EXPECT_DOUBLE_EQ(w.accuracy_budget().bf16, 3e-2);
+}
+
+TEST(ParseWorkloadTest, AccuracyBudgetsNameTheirMetricAndAreScaledErrors) {
+  for (const auto& [budget, expected] : std::vector<std::pair<Json, std::string>>{
+           {Json{{"f32", 1e-3}, {"bf16", 0.25}}, "'metric' must be \"scaled_error\""},
+           {Json{{"metric", "max_abs_error"}, {"bf16", 0.25}}, "got \"max_abs_error\""},
+           {Json{{"metric", "scaled_error"}, {"bf16", 2}}, "scaled errors in (0, 1]"},
+           {Json{{"metric", "scaled_error"}, {"f32", 0}}, "scaled errors in (0, 1]"},
+           {Json{{"metric", "scaled_error"}, {"int8", 0.1}}, "unknown field 'int8'"}}) {
+    Json json = TinyGraph();
+    json["accuracy_budget"] = budget;
+    auto w = ParseWorkload(json.dump(), "w.json");
+    ASSERT_FALSE(w.ok()) << budget.dump();
+    EXPECT_NE(w.status().message().find(expected), std::string::npos) << w.status().message();
+  }
 }
 
 TEST(ParseWorkloadTest, GraphQueries) {
@@ -201,7 +216,7 @@ TEST(ParseWorkloadTest, GraphQueries) {
 TEST(ParseWorkloadTest, ReadsOptionalFieldsAndAttributes) {
   Json json = TinyGraph();
   json["memory_budget_bytes"] = 12345;
-  json["accuracy_budget"] = {{"f32", 2e-3}, {"bf16", 0.5}};
+  json["accuracy_budget"] = {{"metric", "scaled_error"}, {"f32", 2e-3}, {"bf16", 0.5}};
   json["ops"][0]["bias"] = false;
   json["ops"][1] = {{"name", "act"},   {"op", "eltwise"}, {"inputs", {"fc"}},
                     {"alg", "linear"}, {"alpha", 0.5},    {"beta", 2}};

@@ -26,7 +26,9 @@ CandidateResult MeasuredResult(const SearchSpace& space, const Config& config) {
   r.ratio_to_anchor = {0.8, 0.7, 0.9, 30};
   r.anchor_label = "default";
   r.validated = true;
-  r.max_error = 3e-5;
+  r.error = {3e-5, 2e-3, 1e-5, "norm"};
+  r.accuracy_budget = 1e-4;
+  r.cold_latency = {40.0, 55.0, 70.0, 75.0, 79.0, 57.0, 0.2, 5};
   r.plan.peak_bytes = 123456;
   r.plan.weight_bytes = 100000;
   r.plan.compile_ms = 1.5;
@@ -82,6 +84,12 @@ TEST_F(MeasurementRecordTest, HasEveryDesignedField) {
   EXPECT_DOUBLE_EQ(record["pack_ms"].get<double>(), 0.25);
   EXPECT_EQ(record["reorders"], 2);
   EXPECT_DOUBLE_EQ(record["max_error"].get<double>(), 3e-5);
+  EXPECT_DOUBLE_EQ(record["max_rel_error"].get<double>(), 2e-3);
+  EXPECT_DOUBLE_EQ(record["scaled_error"].get<double>(), 1e-5);
+  EXPECT_DOUBLE_EQ(record["accuracy_budget"].get<double>(), 1e-4);
+  EXPECT_DOUBLE_EQ(record["cold_latency_us"]["median"].get<double>(), 55.0);
+  EXPECT_DOUBLE_EQ(record["cold_latency_us"]["p95"].get<double>(), 75.0);
+  EXPECT_EQ(record["cold_latency_us"]["samples"], 5);
   ASSERT_EQ(record["kernels"].size(), 2u);
   EXPECT_EQ(record["kernels"][0],
             Json({{"step", "fc1"}, {"kind", "matmul"}, {"impl", "brg:avx512_core"}, {"detail", "src:f32 ab"}}));
@@ -181,6 +189,7 @@ TEST_F(MeasurementRecordTest, UnvalidatedResultsCarryNoErrorAndSayWhy) {
   Json record = MeasurementRecordJson(workload_, space_, dims_, r, context);
   EXPECT_EQ(record["validated"], false);
   EXPECT_FALSE(record.contains("max_error"));  // 0 would read as "exact"
+  EXPECT_FALSE(record.contains("scaled_error"));
   EXPECT_EQ(record["data_seed"], 42);
   r.validated = true;
   EXPECT_EQ(MeasurementRecordJson(workload_, space_, dims_, r, context)["validated"], true);

@@ -142,7 +142,7 @@ TEST_F(TuningDbTest, RoundTripOfMeasurementRecordJson) {
   result.ratio_to_anchor = {0.8, 0.7, 0.9, 30};
   result.anchor_label = space.ToString(space.Default());
   result.validated = true;
-  result.max_error = 3e-5;
+  result.error.max_abs = 3e-5;
   result.plan.peak_bytes = 123456;
   CandidateResult baseline;
   baseline.label = "libtorch";

@@ -225,7 +225,7 @@ class DefaultMatcher {
  public:
   explicit DefaultMatcher(const WorkloadInfo& info) : info_(info) {}
   bool operator()(const std::string& config) {
-    if (config.empty() || config == "libtorch") return false;
+    if (config.empty() || config.rfind("libtorch", 0) == 0) return false;
     if (!info_.space) return !info_.default_config.empty() && config == info_.default_config;
     auto cached = cache_.find(config);
     if (cached != cache_.end()) return cached->second;
@@ -275,22 +275,34 @@ ShapeSummary SummariseShape(const Dims& dims, const std::vector<const TuningReco
                             DefaultMatcher& is_default) {
   ShapeSummary shape;
   shape.dims = dims;
-  std::vector<double> default_medians, libtorch_medians, libtorch_speedups;
+  std::vector<double> default_medians;
+  // Per peer ("libtorch", "libtorch[mkldnn]", ...): its medians and in-run speedups over the default. Claims are
+  // made against the fastest peer.
+  std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> peers;
   for (const TuningRecord* r : records) {
     ++shape.records;
     if (r->status != "ok") continue;
     ++shape.ok;
     if (r->baseline) {
-      if (r->config != "libtorch") continue;
-      libtorch_medians.push_back(r->median_us);
+      if (r->config.rfind("libtorch", 0) != 0) continue;
+      auto& [medians, speedups] = peers[r->config];
+      medians.push_back(r->median_us);
       if (std::isfinite(r->ratio_to_anchor) && r->ratio_to_anchor > 0 && is_default(r->anchor))
-        libtorch_speedups.push_back(1.0 / r->ratio_to_anchor);
+        speedups.push_back(1.0 / r->ratio_to_anchor);
     } else if (is_default(r->config)) {
       default_medians.push_back(r->median_us);
     }
   }
-  shape.libtorch_median_us = Median(libtorch_medians);
-  shape.libtorch_speedup = Median(libtorch_speedups);
+  for (const auto& [label, samples] : peers) {
+    const double median = Median(samples.first), speedup = Median(samples.second);
+    const bool faster = std::isfinite(shape.libtorch_speedup) || std::isfinite(speedup)
+                            ? std::isfinite(speedup) && !(speedup <= shape.libtorch_speedup)
+                            : !(median >= shape.libtorch_median_us);
+    if (faster) {
+      shape.libtorch_median_us = median;
+      shape.libtorch_speedup = speedup;
+    }
+  }
   const double default_median = Median(default_medians);
 
   std::map<std::string, ConfigSummary> configs;

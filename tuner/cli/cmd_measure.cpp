@@ -77,7 +77,10 @@ int RunCompare(int argc, char** argv) {
       ("d,dims", "concrete dims, e.g. tokens=128", cxxopts::value<std::string>())
       ("c,config", "a config (repeat the flag): 'default', knob=value;... or JSON",
        cxxopts::value<std::vector<std::string>>())
-      ("baseline", "add a peer: 'libtorch' (LibTorch eager, f32, all cores)", cxxopts::value<std::string>());
+      ("baseline", "add peers: 'libtorch' (LibTorch f32 on all cores at its best: eager as installed, with the "
+                   "host's OpenBLAS core if the installed one is older, and its oneDNN path for linear ops) or a "
+                   "list such as 'libtorch,libtorch[mkldnn],libtorch[openblas=Haswell]'",
+       cxxopts::value<std::string>());
   AddMeasureOptions(options, 30);
   cxxopts::ParseResult args;
   int code = 0;
@@ -96,9 +99,9 @@ int RunCompare(int argc, char** argv) {
   if (configs.empty()) return Fail(Status::InvalidArgument("give at least one --config (the first is the anchor)"));
   auto session_options = ReadMeasureOptions(args);
   if (!session_options.ok()) return Fail(session_options.status());
-  auto baseline = ReadBaselineOption(args);
+  auto baseline = ReadBaselineOption(args, target->workload);
   if (!baseline.ok()) return Fail(baseline.status());
-  session_options->baseline_libtorch = *baseline;
+  session_options->baselines = *baseline;
   session_options->stop_on_over_memory = true;  // a config over the budget is bad input: measure nothing
 
   ProgressLine progress(WantsProgress(args));

@@ -362,6 +362,8 @@ int RunEvaluate(int argc, char** argv) {
     sweep.screen_rounds = args["screen-rounds"].as<int>();
     sweep.rounds = measure->measure.rounds;
     sweep.warmup = measure->measure.warmup;
+    sweep.warm_calls = measure->measure.warm_calls;
+    sweep.cold_samples = measure->measure.cold_samples;
     sweep.timeout_ms = measure->measure.timeout_ms;
     sweep.compile = measure->compile;
     sweep.must_confirm = picks;

@@ -37,14 +37,16 @@ int RunSweep(int argc, char** argv) {
   sweep_options.top = args["top"].as<int>();
   sweep_options.rounds = measure->measure.rounds;
   sweep_options.warmup = measure->measure.warmup;
+  sweep_options.warm_calls = measure->measure.warm_calls;
+  sweep_options.cold_samples = measure->measure.cold_samples;
   sweep_options.timeout_ms = measure->measure.timeout_ms;
   sweep_options.compile = measure->compile;
   sweep_options.validate = measure->validate;
   if (sweep_options.screen_rounds < 1 || sweep_options.chunk < 2 || sweep_options.top < 1)
     return Fail(Status::InvalidArgument("need --screen-rounds >= 1, --chunk >= 2 and --top >= 1"));
-  auto baseline = ReadBaselineOption(args);
+  auto baseline = ReadBaselineOption(args, target->workload);
   if (!baseline.ok()) return Fail(baseline.status());
-  sweep_options.baseline_libtorch = *baseline;
+  sweep_options.baselines = *baseline;
   ProgressLine progress(WantsProgress(args));
   sweep_options.on_progress = progress.Callback();
 
@@ -62,7 +64,10 @@ int RunSweep(int argc, char** argv) {
   for (const auto& r : sweep.screened) {
     Json row = {{"config", r.label}, {"status", CandidateStatusName(r.status)}};
     if (r.ratio_to_anchor.rounds > 0) row["ratio_to_default"] = r.ratio_to_anchor.median;
-    if (r.status == CandidateStatus::kOk) row["max_error"] = r.max_error;
+    if (r.status == CandidateStatus::kOk) {
+      row["max_error"] = r.error.max_abs;
+      row["scaled_error"] = r.error.scaled;
+    }
     json["screened"].push_back(row);
   }
   json["screened_by_status"] = Json(by_status);

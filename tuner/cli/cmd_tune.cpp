@@ -186,7 +186,7 @@ Status RunTask(const TuneTask& task, const TaskSettings& settings, TaskReport* r
       SessionOptions confirm = settings.session;
       confirm.measure.rounds = std::max(20, settings.rounds);
       confirm.measure.warmup = settings.warmup;
-      confirm.baseline_libtorch = true;
+      confirm.baselines = DefaultPeers(workload);
       std::vector<Config> configs = {space.Default()};
       for (const Config& c : s.leaders)
         if (c != space.Default()) configs.push_back(c);
@@ -196,12 +196,18 @@ Status RunTask(const TuneTask& task, const TaskSettings& settings, TaskReport* r
                                 done, total);
       };
       std::vector<CandidateResult> confirmed = evaluator.SessionFor(s.dims).Compare(configs, confirm);
-      const CandidateResult& torch = confirmed.back();
-      if (torch.status == CandidateStatus::kOk) {
-        // The LibTorch row is a peer, not a config of the space: storing it lets `crmap db best` compare.
+      // The LibTorch rows are peers, not configs of the space: storing them lets `crmap db best` compare.
+      // Claims are made against the fastest peer.
+      const CandidateResult* torch = nullptr;
+      for (size_t i = configs.size(); i < confirmed.size(); ++i) {
+        const CandidateResult& peer = confirmed[i];
+        if (peer.status != CandidateStatus::kOk) continue;
         RecordContext baseline_context = record_context;
         baseline_context.agent = "confirm";
-        CRMAP_RETURN_IF_ERROR(writer.Append(MeasurementRecordJson(workload, space, s.dims, torch, baseline_context)));
+        CRMAP_RETURN_IF_ERROR(writer.Append(MeasurementRecordJson(workload, space, s.dims, peer, baseline_context)));
+        if (peer.ratio_to_anchor.rounds > 0 &&
+            (!torch || peer.ratio_to_anchor.median < torch->ratio_to_anchor.median))
+          torch = &peer;
       }
       const CandidateResult* best = nullptr;
       for (size_t i = 0; i < configs.size(); ++i) {
@@ -214,8 +220,7 @@ Status RunTask(const TuneTask& task, const TaskSettings& settings, TaskReport* r
         median = best->latency.median_us;
         p99 = best->latency.p99_us;
         vs_default = 1 / best->ratio_to_anchor.median;
-        if (torch.status == CandidateStatus::kOk && torch.ratio_to_anchor.rounds > 0)
-          vs_libtorch = torch.ratio_to_anchor.median / best->ratio_to_anchor.median;
+        if (torch) vs_libtorch = torch->ratio_to_anchor.median / best->ratio_to_anchor.median;
       }
     }
     table.AddRow({key, ShortConfigLabel(space, best_config), Format("%.1f", median), Format("%.1f", p99),

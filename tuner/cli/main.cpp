@@ -8,9 +8,9 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
-#include "backend/host.h"
 #include "tuner/cli/cli_common.h"
 #include "tuner/cli/commands.h"
+#include "tuner/cli/result_output.h"
 
 namespace {
 
@@ -75,14 +75,13 @@ int main(int argc, char** argv) {
     return argc < 2 ? crmap::cli::kExitBadInput : crmap::cli::kExitOk;
   }
   if (!std::strcmp(argv[1], "version") || !std::strcmp(argv[1], "--version")) {
-    const crmap::HostInfo& host = crmap::DetectHost();
-    std::printf("crmap %s\nhost: %s, isa %s, %d cores, oneDNN %s\n", CRMAP_VERSION, host.cpu.c_str(),
-                host.isa.c_str(), host.cores, host.onednn_version.c_str());
+    std::printf("%s", crmap::cli::VersionText().c_str());
     return crmap::cli::kExitOk;
   }
   for (const auto& command : kCommands) {
     if (std::strcmp(argv[1], command.name) == 0) return command.run(argc - 1, argv + 1);
   }
+  if (!std::strcmp(argv[1], "peer-worker")) return crmap::cli::RunPeerWorker(argc - 1, argv + 1);
   std::fprintf(stderr, "crmap: error: unknown command '%s'; commands:", argv[1]);
   for (const auto& command : kCommands) std::fprintf(stderr, " %s", command.name);
   std::fprintf(stderr, " version\n");

@@ -10,6 +10,10 @@ void AddMeasureOptions(cxxopts::Options& options, int default_rounds) {
   options.add_options("measurement")
       ("rounds", "interleaved timed rounds", cxxopts::value<int>()->default_value(std::to_string(default_rounds)))
       ("warmup", "untimed runs per candidate before the rounds", cxxopts::value<int>()->default_value("3"))
+      ("warm-calls", "untimed calls of a candidate right before each of its timed samples",
+       cxxopts::value<int>()->default_value("1"))
+      ("cold-samples", "samples per candidate after the process idled (cold thread team); 0: none",
+       cxxopts::value<int>()->default_value("5"))
       ("timeout-ms", "drop a candidate whose single run exceeds this", cxxopts::value<double>()->default_value("10000"))
       ("memory-budget", "peak plan bytes allowed (default: the workload's budget)", cxxopts::value<int64_t>())
       ("allow-reference-kernels", "accept oneDNN's reference (ref:) compute kernels, 100-1000x slower")
@@ -28,6 +32,12 @@ Result<SessionOptions> ReadMeasureOptions(const cxxopts::ParseResult& args) {
     return Status::InvalidArgument("--rounds must be in [1, 100000]");
   if (options.measure.warmup < 0 || options.measure.warmup > 10000)
     return Status::InvalidArgument("--warmup must be in [0, 10000]");
+  options.measure.warm_calls = args["warm-calls"].as<int>();
+  if (options.measure.warm_calls < 0 || options.measure.warm_calls > 100)
+    return Status::InvalidArgument("--warm-calls must be in [0, 100]");
+  options.measure.cold_samples = args["cold-samples"].as<int>();
+  if (options.measure.cold_samples < 0 || options.measure.cold_samples > 1000)
+    return Status::InvalidArgument("--cold-samples must be in [0, 1000]");
   if (!(options.measure.timeout_ms > 0 && options.measure.timeout_ms <= 1e9))
     return Status::InvalidArgument("--timeout-ms must be in (0, 1e9]");
   if (args.count("memory-budget")) {
@@ -47,11 +57,11 @@ RecordContext CliRecordContext(const SessionOptions& options, const std::string&
   return context;
 }
 
-Result<bool> ReadBaselineOption(const cxxopts::ParseResult& args) {
-  if (!args.count("baseline")) return false;
-  std::string baseline = args["baseline"].as<std::string>();
-  if (baseline != "libtorch") return Status::InvalidArgument("unknown baseline '" + baseline + "'; allowed: libtorch");
-  return true;
+Result<std::vector<PeerBaseline>> ReadBaselineOption(const cxxopts::ParseResult& args, const Workload& workload) {
+  if (!args.count("baseline")) return std::vector<PeerBaseline>{};
+  auto peers = ParsePeers(args["baseline"].as<std::string>(), workload);
+  if (!peers.ok()) return peers.status().WithContext("--baseline");
+  return peers;
 }
 
 Status WriteOutOption(const cxxopts::ParseResult& args, const Json& json) {

@@ -15,8 +15,9 @@ void AddMeasureOptions(cxxopts::Options& options, int default_rounds);
 Result<SessionOptions> ReadMeasureOptions(const cxxopts::ParseResult& args);
 // The record context of a CLI run: agent `agent`, the input data seed of `options`.
 RecordContext CliRecordContext(const SessionOptions& options, const std::string& agent = "manual");
-// --baseline: true for "libtorch", false when absent; InvalidArgument naming what is allowed otherwise.
-Result<bool> ReadBaselineOption(const cxxopts::ParseResult& args);
+// --baseline: the peers to measure (backend/peer.h: "libtorch" is the default set), none when absent;
+// InvalidArgument naming what is allowed otherwise.
+Result<std::vector<PeerBaseline>> ReadBaselineOption(const cxxopts::ParseResult& args, const Workload& workload);
 // Writes `json` to the --out file, if one was given (atomically).
 Status WriteOutOption(const cxxopts::ParseResult& args, const Json& json);
 // Progress on stderr, except with --json and no --out (stdout is then the machine-read result).

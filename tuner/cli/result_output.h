@@ -12,6 +12,10 @@ namespace crmap::cli {
 
 // "workload bert_ffn  dims tokens=128  host: AMD EPYC, avx2, 2 cores, oneDNN 2.6.3"
 std::string HeaderLine(const Workload& workload, const Dims& dims);
+// `crmap version`: crmap's version, the host (CPU, oneDNN's ISA, bf16 support, cores, oneDNN) and the peer
+// (LibTorch's version and CPU capability, the BLAS it runs on and that BLAS's core type), with a note when the
+// peer runs below (or above) what this host offers.
+std::string VersionText();
 
 // One row per candidate: config (knobs changed from default), status, median/p95/p99, speedup over the
 // anchor with its p10-p90 band, max error, peak bytes; then one note per failed candidate.

@@ -51,8 +51,8 @@ inline PolicyFile PolicySkeleton(TestWorkload workload) {
   switch (workload) {
     case TestWorkload::kDlrmMlp:
       f.workload = "dlrm_mlp";
-      f.workload_fingerprint = "34d3751efae6421d";
-      f.space_fingerprint = "228b02e0e959c871";
+      f.workload_fingerprint = "3c7963e94af549a6";
+      f.space_fingerprint = "3cfdd9e664bb2609";
       f.dims = {{"batch", 1, 2048}};
       fusion = {{"fuse.fc1", true, {"none", "bias", "bias+relu"}, 0},
                 {"fuse.fc2", true, {"none", "bias", "bias+relu"}, 0},
@@ -60,16 +60,16 @@ inline PolicyFile PolicySkeleton(TestWorkload workload) {
       break;
     case TestWorkload::kBertFfn:
       f.workload = "bert_ffn";
-      f.workload_fingerprint = "244c9fa27ff954d4";
-      f.space_fingerprint = "912848fe74b774d9";
+      f.workload_fingerprint = "33c82878ef92a695";
+      f.space_fingerprint = "704bf045453bad28";
       f.dims = {{"tokens", 1, 4096}};
       fusion = {{"fuse.fc1", true, {"none", "bias", "bias+gelu_erf"}, 0},
                 {"fuse.fc2", true, {"none", "bias", "bias+add"}, 0}};
       break;
     case TestWorkload::kBertAttention:
       f.workload = "bert_attention";
-      f.workload_fingerprint = "294c8615dd4ce87a";
-      f.space_fingerprint = "a9c4f57558444860";
+      f.workload_fingerprint = "b6cccc29046da931";
+      f.space_fingerprint = "f35e74cb76b36e99";
       f.dims = {{"batch", 1, 16}, {"seq", 8, 512}};
       fusion = {{"fuse.qkv", true, {"none", "bias"}, 0},
                 {"fuse.scores", true, {"none", "linear"}, 0},
