@@ -65,6 +65,25 @@ assert d["held_out"] == 1 and [s["dims"] for s in d["shapes"]] == [{"batch": 3}]
 assert all(m["worst_dims"] == {"batch": 3} for m in d["methods"]), d["methods"]
 '
 
+# A policy records the CPU ISA it was tuned on (ONEDNN_MAX_CPU_ISA=SSE41 stands in for another host):
+# elsewhere it is refused with exit status 3 and a message naming both ISAs, unless --force.
+sse_db="$WORK/sse41.jsonl"
+check "tune and train on an SSE4.1-capped host" bash -c 'ONEDNN_MAX_CPU_ISA=SSE41 "$1" tune --workload dlrm_mlp \
+    --shapes "batch=2" --agent random --budget 4 --rounds 1 --warmup 0 --cold-samples 0 --no-confirm --db "$2" \
+    >/dev/null 2>&1 && "$1" train --db "$2" --out "$3" --critic-epochs 20 --policy-steps 10 >/dev/null 2>&1' \
+  _ "$CRMAP" "$sse_db" "$WORK/sse41.policy"
+"$CRMAP" query --policy "$WORK/sse41.policy" --dims batch=2 >"$WORK/foreign.out" 2>"$WORK/foreign.err"
+code=$?
+if [[ $code -eq 3 ]] && grep -q "tuned on a host with CPU ISA 'sse41'" "$WORK/foreign.err" &&
+   grep -q -- "--force" "$WORK/foreign.err"; then
+  pass "a policy of another ISA is refused (exit 3)"
+else
+  fail "a policy of another ISA is refused (exit 3)" "exit $code: $(cat "$WORK/foreign.err")"
+fi
+run "query --force answers from it anyway" "$WORK/forced.out" query --policy "$WORK/sse41.policy" --dims batch=2 --force
+check "on a host of its own ISA it is accepted" bash -c \
+  'ONEDNN_MAX_CPU_ISA=SSE41 "$1" query --policy "$2" --dims batch=2 >/dev/null' _ "$CRMAP" "$WORK/sse41.policy"
+
 # Bad input.
 head -c 300 "$policy" >"$WORK/truncated.policy"
 expect_bad "truncated policy" "truncated" query --policy "$WORK/truncated.policy" --dims batch=5

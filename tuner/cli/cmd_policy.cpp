@@ -82,6 +82,7 @@ int FailHook(crmap_status status) {
   std::fprintf(stderr, "crmap: error: %s\n", crmap_hook_last_error());
   switch (status) {
     case CRMAP_ERR_INTERNAL: return kExitFailure;
+    case CRMAP_ERR_HOST: return kExitNotMeasurable;
     default: return kExitBadInput;
   }
 }
@@ -208,6 +209,7 @@ int RunQuery(int argc, char** argv) {
   options.add_options()
       ("policy", "policy file", cxxopts::value<std::string>())
       ("d,dims", "concrete dims, e.g. tokens=128", cxxopts::value<std::string>())
+      ("force", "answer from a policy tuned on a host of another CPU ISA (refused otherwise)")
       ("json", "print JSON");
   cxxopts::ParseResult args;
   int code = 0;
@@ -217,7 +219,7 @@ int RunQuery(int argc, char** argv) {
   auto dims = ParseDimsText(args["dims"].as<std::string>());
   if (!dims.ok()) return Fail(dims.status());
   Hook hook;
-  crmap_status status = hook.Open(args["policy"].as<std::string>());
+  crmap_status status = hook.Open(args["policy"].as<std::string>(), "", "", args.count("force") > 0);
   if (status != CRMAP_OK) return FailHook(status);
   auto values = HookDims(hook, *dims);
   if (!values.ok()) return Fail(values.status());
@@ -255,7 +257,8 @@ int RunEvaluate(int argc, char** argv) {
       ("db", "the tuning database the policy was trained on (default: the one its metadata names); the static "
              "plan comes from it", cxxopts::value<std::string>())
       ("seed", "seed of the shapes drawn", cxxopts::value<uint64_t>()->default_value("101"))
-      ("screen-rounds", "interleaved rounds per screening chunk", cxxopts::value<int>()->default_value("5"));
+      ("screen-rounds", "interleaved rounds per screening chunk", cxxopts::value<int>()->default_value("5"))
+      ("force", "evaluate a policy tuned on a host of another CPU ISA (refused otherwise)");
   AddMeasureOptions(options, 20);
   cxxopts::ParseResult args;
   int code = 0;
@@ -314,7 +317,7 @@ int RunEvaluate(int argc, char** argv) {
   if (shapes.empty()) return Fail(Status::InvalidArgument("--shapes has no shape the policy was not tuned on"));
 
   Hook hook;
-  crmap_status status = hook.Open(policy_path);
+  crmap_status status = hook.Open(policy_path, "", "", args.count("force") > 0);
   if (status != CRMAP_OK) return FailHook(status);
   std::vector<Dims> table_shapes;
   for (const auto& e : file->table) {

@@ -37,7 +37,8 @@ typedef enum crmap_status {
   CRMAP_ERR_CORRUPTION = 3,       /* truncated, wrong magic, checksum mismatch, NaN weights, absurd sizes */
   CRMAP_ERR_VERSION = 4,          /* a policy format version this library does not read */
   CRMAP_ERR_MISMATCH = 5,         /* the policy is for another workload or search space */
-  CRMAP_ERR_INTERNAL = 6
+  CRMAP_ERR_INTERNAL = 6,
+  CRMAP_ERR_HOST = 7              /* the policy was tuned on a host of another CPU ISA (see allow_other_isa) */
 } crmap_status;
 
 typedef enum crmap_source {
@@ -54,6 +55,11 @@ typedef struct crmap_open_options {
   /* If not NULL: when the policy cannot be used, open still returns a hook (with the error status) that
    * answers every decide with this canonical config string and source CRMAP_SOURCE_FALLBACK. */
   const char* fallback_config;
+  /* 0 (the default): a policy tuned on a host whose CPU ISA (as oneDNN names it, e.g. "avx512_core_vnni";
+   * ONEDNN_MAX_CPU_ISA caps it) differs from this host's is refused with CRMAP_ERR_HOST, because the ranking of
+   * configs does not carry over (bf16 is 2x faster with native bf16 and 3.7x slower emulated). Non-zero: use it
+   * anyway. Applies to reloads too. */
+  int allow_other_isa;
 } crmap_open_options;
 
 /* What the runtime knows about current load; may be NULL. Recorded for adaptation (a later milestone). */

@@ -28,10 +28,12 @@ class Hook {
   Hook& operator=(const Hook&) = delete;
   ~Hook() { crmap_hook_close(hook_); }
 
-  // Opens `path`; with a non-empty `fallback_config` a failed open still yields a fallback-only hook.
+  // Opens `path`; with a non-empty `fallback_config` a failed open still yields a fallback-only hook;
+  // `allow_other_isa` accepts a policy tuned on a host of another CPU ISA (crmap_open_options).
   crmap_status Open(const std::string& path, const std::string& expected_workload = "",
-                    const std::string& fallback_config = "") {
+                    const std::string& fallback_config = "", bool allow_other_isa = false) {
     crmap_open_options options{};
+    options.allow_other_isa = allow_other_isa ? 1 : 0;
     options.expected_workload = expected_workload.empty() ? nullptr : expected_workload.c_str();
     options.fallback_config = fallback_config.empty() ? nullptr : fallback_config.c_str();
     crmap_hook_close(hook_);

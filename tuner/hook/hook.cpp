@@ -19,6 +19,7 @@
 #include <string>
 #include <thread>
 
+#include "tuner/hook/host_isa.h"
 #include "tuner/hook/policy_model.h"
 
 namespace {
@@ -164,6 +165,7 @@ struct crmap_hook {
   std::string fallback;
   std::string expected_workload;
   std::string expected_space;
+  bool allow_other_isa = false;
   std::string workload;  // of the loaded policy: reloads must match it
   std::string space;
   // Fixed by the first policy that loads (reloads must match): published once, immutable, freed at close, so
@@ -240,6 +242,12 @@ crmap_status LoadState(crmap_hook* hook, const char* path, std::unique_ptr<HookS
     return Error(CRMAP_ERR_MISMATCH, "%s: policy for %s (space %s) cannot replace the loaded one for %s (space %s)",
                  path, file->workload.c_str(), file->space_fingerprint.c_str(), hook->workload.c_str(),
                  hook->space.c_str());
+  if (!hook->allow_other_isa && file->host.isa != crmap::HostIsa())
+    return Error(CRMAP_ERR_HOST,
+                 "%s: policy tuned on a host with CPU ISA '%s' (%s); this host is '%s': its configs were ranked on "
+                 "another kind of CPU. Retune here, or open it anyway (allow_other_isa, `crmap query --force`)",
+                 path, file->host.isa.empty() ? "unrecorded" : file->host.isa.c_str(), file->host.cpu.c_str(),
+                 crmap::HostIsa().c_str());
   if (file->knobs.size() > CRMAP_HOOK_MAX_KNOBS)
     return Error(CRMAP_ERR_CORRUPTION, "%s: %zu knobs; this hook answers at most %d", path, file->knobs.size(),
                  CRMAP_HOOK_MAX_KNOBS);
@@ -282,6 +290,7 @@ const char* crmap_status_name(crmap_status status) {
     case CRMAP_ERR_VERSION: return "unsupported version";
     case CRMAP_ERR_MISMATCH: return "workload or space mismatch";
     case CRMAP_ERR_INTERNAL: return "internal error";
+    case CRMAP_ERR_HOST: return "tuned on another CPU ISA";
   }
   return "unknown status";
 }
@@ -297,6 +306,7 @@ crmap_status crmap_hook_open(const char* policy_path, const crmap_open_options* 
     if (options && options->expected_workload) created->expected_workload = options->expected_workload;
     if (options && options->expected_space_fingerprint) created->expected_space = options->expected_space_fingerprint;
     if (options && options->fallback_config) created->fallback = options->fallback_config;
+    if (options) created->allow_other_isa = options->allow_other_isa != 0;
     if (created->fallback.size() >= CRMAP_HOOK_CONFIG_CAPACITY)
       return Error(CRMAP_ERR_INVALID_ARGUMENT, "fallback config longer than %d bytes", CRMAP_HOOK_CONFIG_CAPACITY - 1);
     crmap_status status = CRMAP_ERR_INVALID_ARGUMENT;

@@ -120,8 +120,8 @@ class HookTest : public ::testing::Test {
 
 TEST_F(HookTest, StatusNamesAreDistinct) {
   std::set<std::string> names;
-  for (int s = CRMAP_OK; s <= CRMAP_ERR_INTERNAL; ++s) names.insert(crmap_status_name(static_cast<crmap_status>(s)));
-  EXPECT_EQ(names.size(), 7u);
+  for (int s = CRMAP_OK; s <= CRMAP_ERR_HOST; ++s) names.insert(crmap_status_name(static_cast<crmap_status>(s)));
+  EXPECT_EQ(names.size(), 8u);
   EXPECT_STREQ(crmap_status_name(CRMAP_ERR_VERSION), "unsupported version");
 }
 
@@ -352,6 +352,39 @@ TEST_F(HookTest, WorkloadAndSpaceMismatchAtOpen) {
   Hook wrapped;
   EXPECT_EQ(wrapped.Open(path_a_, "resnet_stem"), CRMAP_ERR_MISMATCH);
   EXPECT_FALSE(wrapped.is_open());
+}
+
+// A policy records the CPU ISA it was tuned on; another host's policy is refused unless the caller says so.
+TEST_F(HookTest, APolicyTunedOnAnotherIsaIsRefusedUnlessAllowed) {
+  PolicyFile foreign = policy_a_;
+  foreign.host.isa = HostIsa() == "avx2" ? "avx512_core_bf16" : "avx2";
+  foreign.host.cpu = "Another CPU";
+  const std::string path = WriteTestPolicy("hook_foreign_isa.policy", foreign);
+  Hook hook;
+  EXPECT_EQ(hook.Open(path), CRMAP_ERR_HOST);
+  EXPECT_FALSE(hook.is_open());
+  const std::string message = Hook::LastError();
+  EXPECT_NE(message.find("CPU ISA '" + foreign.host.isa + "' (Another CPU); this host is '" + HostIsa() + "'"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("allow_other_isa"), std::string::npos) << message;
+
+  ASSERT_EQ(hook.Open(path, "", "", /*allow_other_isa=*/true), CRMAP_OK) << Hook::LastError();
+  crmap_decision d;
+  ASSERT_EQ(hook.Decide({32}, &d), CRMAP_OK);
+
+  // Reloads keep the rule the hook was opened with.
+  Hook strict;
+  ASSERT_EQ(strict.Open(path_a_), CRMAP_OK);
+  EXPECT_EQ(strict.Reload(path), CRMAP_ERR_HOST);
+  crmap_metrics metrics;
+  strict.Metrics(&metrics);
+  EXPECT_EQ(metrics.reloads, 0u);
+
+  PolicyFile unrecorded = policy_a_;
+  unrecorded.host.isa.clear();
+  EXPECT_EQ(hook.Open(WriteTestPolicy("hook_unrecorded_isa.policy", unrecorded)), CRMAP_ERR_HOST);
+  EXPECT_NE(Hook::LastError().find("'unrecorded'"), std::string::npos) << Hook::LastError();
 }
 
 TEST_F(HookTest, ReloadSwapsPolicyAndFailuresKeepTheOldOne) {

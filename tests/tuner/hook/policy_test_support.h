@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "common/hash.h"
+#include "tuner/hook/host_isa.h"
 #include "tuner/hook/policy_file.h"
 
 namespace crmap::testing {
@@ -187,7 +188,7 @@ inline PolicyFile FillSyntheticPolicy(PolicyFile skeleton, const SyntheticPolicy
     f.table.push_back(e);
   }
   f.fallback = RandomConfig(f, rng);
-  f.host = {"Synthetic CPU", "avx2", "3.0.0", 2};
+  f.host = {"Synthetic CPU", HostIsa(), "3.0.0", 2};  // this host's ISA: the hook refuses others
   f.training = {"synthetic.jsonl",
                 "0000000000000000",
                 "2026-01-01T00:00:00Z",
