@@ -457,7 +457,7 @@ Result<std::map<std::string, Shape>> Workload::InferShapes(const Dims& dims) con
   return shapes;
 }
 
-Result<Workload> ParseWorkload(const std::string& text, const std::string& source) {
+Result<Workload> ParseWorkload(const std::string& text, const std::string& source, const std::string& origin) {
   CRMAP_ASSIGN_OR_RETURN(Json json, ParseJsonText(text, source));
   auto fail = [&](const Status& status) { return status.WithContext(source); };
   Status known = CheckKnownFields(json, {"format", "name", "description", "seed", "dims", "accuracy_budget",
@@ -598,6 +598,7 @@ Result<Workload> ParseWorkload(const std::string& text, const std::string& sourc
   }
 
   w.canonical_json_ = json.dump();
+  w.origin_ = origin;
   w.fingerprint_ = HexDigest(Fnv1a64(w.canonical_json_));
   return w;
 }

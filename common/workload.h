@@ -145,13 +145,17 @@ class Workload {
 
   // The JSON text this workload was parsed from, re-serialised canonically (sorted keys, no whitespace).
   const std::string& canonical_json() const { return canonical_json_; }
+  // Where it came from: kBuiltinOrigin, an absolute path, or "" (see ParseWorkload). Not part of the fingerprint.
+  const std::string& origin() const { return origin_; }
 
  private:
-  friend Result<Workload> ParseWorkload(const std::string& text, const std::string& source);
+  friend Result<Workload> ParseWorkload(const std::string& text, const std::string& source,
+                                        const std::string& origin);
   std::string name_;
   std::string description_;
   std::string fingerprint_;
   std::string canonical_json_;
+  std::string origin_;
   uint64_t seed_ = 0;
   std::map<std::string, DimRange> dims_;
   std::vector<GraphInput> inputs_;
@@ -164,6 +168,10 @@ class Workload {
 // Parses and validates a workload file's text. `source` names the file in error messages. Returns
 // InvalidArgument (malformed JSON, unknown op or attribute value, bad references, inconsistent shapes) with
 // a message that names the item and what is allowed.
-Result<Workload> ParseWorkload(const std::string& text, const std::string& source);
+// `origin` is where the workload came from, recorded with every measurement and policy so that later commands
+// find it again: kBuiltinOrigin for a built-in, the file's absolute path otherwise, "" when unknown (tests).
+Result<Workload> ParseWorkload(const std::string& text, const std::string& source, const std::string& origin = "");
+
+constexpr const char* kBuiltinOrigin = "builtin";
 
 }  // namespace crmap

@@ -1,6 +1,7 @@
 #include "datasets/catalog.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <sys/stat.h>
@@ -76,7 +77,13 @@ Result<DatasetText> ReadDataset(DatasetKind kind, const std::string& name_or_pat
 
 Result<Workload> LoadWorkload(const std::string& name_or_path) {
   CRMAP_ASSIGN_OR_RETURN(DatasetText file, ReadDataset(DatasetKind::kWorkload, name_or_path));
-  return ParseWorkload(file.text, file.source);
+  std::string origin = kBuiltinOrigin;
+  if (LooksLikePath(name_or_path)) {
+    std::error_code error;
+    std::filesystem::path absolute = std::filesystem::absolute(name_or_path, error);
+    origin = error ? name_or_path : absolute.lexically_normal().string();
+  }
+  return ParseWorkload(file.text, file.source, origin);
 }
 
 }  // namespace crmap

@@ -38,6 +38,7 @@ Result<DatasetText> ReadDataset(DatasetKind kind, const std::string& name_or_pat
 // Reads a whole file. NotFound if it does not exist, InvalidArgument if it cannot be read.
 Result<std::string> ReadFileText(const std::string& path);
 
+// A built-in name or a path; the workload's origin() says which (kBuiltinOrigin or the absolute path).
 Result<Workload> LoadWorkload(const std::string& name_or_path);
 
 }  // namespace crmap

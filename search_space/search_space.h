@@ -54,7 +54,7 @@ struct SpaceOptions {
 // Limits every candidate must respect; configs that break them get a failing status, not a crash.
 struct SpaceConstraints {
   int64_t memory_budget_bytes = 0;  // peak bytes of a compiled plan
-  AccuracyBudget accuracy;          // max abs error vs the f32 reference, per precision
+  AccuracyBudget accuracy;          // bound on the scaled error vs the f32 reference, per precision
 };
 
 class SearchSpace {

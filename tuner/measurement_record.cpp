@@ -33,6 +33,7 @@ Json MeasurementRecordJson(const Workload& workload, const SearchSpace& space, c
   record["version"] = kMeasurementRecordVersion;
   record["workload"] = workload.name();
   record["workload_fingerprint"] = workload.fingerprint();
+  if (!workload.origin().empty()) record["workload_source"] = workload.origin();
   record["space_fingerprint"] = space.fingerprint();
   record["dims"] = Json(dims);
   if (result.is_baseline) {

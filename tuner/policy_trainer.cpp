@@ -143,6 +143,7 @@ Result<PolicyFile> TrainPolicy(const Workload& workload, const SearchSpace& spac
   PolicyFile file;
   file.workload = workload.name();
   file.workload_fingerprint = workload.fingerprint();
+  file.workload_source = workload.origin();
   file.space_fingerprint = space.fingerprint();
   for (const auto& [name, range] : workload.dims()) file.dims.push_back({name, range.min, range.max});
   for (const auto& knob : space.knobs())

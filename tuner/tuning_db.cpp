@@ -109,6 +109,7 @@ Result<TuningRecord> RecordFromJson(Json json, const std::string& where) {
   CRMAP_ASSIGN_OR_RETURN(r.workload, GetString(json, "workload", where));
   CRMAP_ASSIGN_OR_RETURN(r.workload_fingerprint, GetString(json, "workload_fingerprint", where));
   CRMAP_ASSIGN_OR_RETURN(r.space_fingerprint, GetString(json, "space_fingerprint", where));
+  CRMAP_ASSIGN_OR_RETURN(r.workload_source, OptionalString(json, "workload_source", where));
   if (!json.contains("dims")) return Status::InvalidArgument(where + ": missing field 'dims'");
   const Json& dims = json["dims"];
   if (!dims.is_object()) return Status::InvalidArgument(where + ": field 'dims' must be an object");

@@ -29,6 +29,7 @@ struct TuningRecord {
   int version = 0;
   std::string workload;
   std::string workload_fingerprint;
+  std::string workload_source;  // "builtin", the workload file's absolute path, or "" (older records)
   std::string space_fingerprint;
   Dims dims;
   std::string config;  // canonical string, or "libtorch" for a baseline row

@@ -26,6 +26,7 @@
 #include "tuner/measurement_record.h"
 #include "tuner/text_table.h"
 #include "tuner/tuning_db.h"
+#include "tuner/workload_resolver.h"
 
 namespace crmap::cli {
 namespace {
@@ -37,7 +38,7 @@ struct WorkloadInfo {
   std::string name;
   std::string workload_fingerprint;
   std::string space_fingerprint;
-  std::string source;                // "built-in", "--workload" or "latest record"
+  std::string source;                // "built-in", "--workload", the file its records name, or "latest record"
   std::optional<SearchSpace> space;  // when the workload could be loaded
   std::string default_config;        // canonical string; empty when unknown
   size_t current = 0;                // records with the current fingerprints
@@ -87,6 +88,13 @@ Status LoadDb(const cxxopts::ParseResult& args, Db* out) {
   }
   CRMAP_ASSIGN_OR_RETURN(db.contents, ReadTuningDb(db.path));
   for (const auto& warning : db.contents.warnings) spdlog::warn("{}", warning);
+  if (!only.empty()) {  // a --workload file none of whose records match is another workload of that name
+    WorkloadRef ref = RefFromRecords(db.contents.records, only);
+    if (!ref.fingerprints.empty() && !ref.fingerprints.count(db.workloads[only].workload_fingerprint)) {
+      auto resolved = ResolveWorkload(ref, args["workload"].as<std::string>(), "tuning database " + db.path);
+      if (!resolved.ok()) return resolved.status();
+    }
+  }
   db.total_in_file = db.contents.records.size();
   const std::vector<std::string> builtins = BuiltinNames(DatasetKind::kWorkload);
   for (const TuningRecord& r : db.contents.records) {
@@ -95,11 +103,17 @@ Status LoadDb(const cxxopts::ParseResult& args, Db* out) {
     if (db.workloads.count(r.workload)) continue;
     WorkloadInfo& info = db.workloads[r.workload];
     info.name = r.workload;
-    if (std::find(builtins.begin(), builtins.end(), r.workload) != builtins.end()) {
-      auto workload = LoadWorkload(r.workload);
-      if (workload.ok()) {
+    // A built-in, or the file the records name (as it is now: records made with another version of it count
+    // as other fingerprints, as for a built-in that changed).
+    const std::string source = RefFromRecords(db.contents.records, r.workload).source;
+    const bool builtin = std::find(builtins.begin(), builtins.end(), r.workload) != builtins.end();
+    const bool from_file = !source.empty() && source != kBuiltinOrigin;
+    if (builtin || from_file) {
+      auto workload = LoadWorkload(from_file ? source : r.workload);
+      if (workload.ok() && workload->name() == r.workload) {
         auto space = SearchSpace::Build(*workload);
-        if (space.ok()) UseSpace(&info, *workload, std::move(space).value(), "built-in");
+        if (space.ok())
+          UseSpace(&info, *workload, std::move(space).value(), from_file ? source.c_str() : "built-in");
       }
     }
   }

@@ -19,6 +19,7 @@
 #include "tuner/sweep.h"
 #include "tuner/text_table.h"
 #include "tuner/tuning_db.h"
+#include "tuner/workload_resolver.h"
 
 namespace crmap::cli {
 
@@ -36,6 +37,7 @@ OrderedJson PolicyJson(const PolicyFile& f) {
   j["format_version"] = kPolicyFormatVersion;
   j["workload"] = f.workload;
   j["workload_fingerprint"] = f.workload_fingerprint;
+  j["workload_source"] = f.workload_source;
   j["space_fingerprint"] = f.space_fingerprint;
   for (const auto& d : f.dims) j["dims"].push_back({{"name", d.name}, {"min", d.min}, {"max", d.max}});
   for (size_t k = 0; k < f.knobs.size(); ++k) {
@@ -110,7 +112,8 @@ int RunTrain(int argc, char** argv) {
                            "tuning database and write a policy file for the runtime hook.");
   options.add_options()
       ("db", "tuning database", cxxopts::value<std::string>())
-      ("w,workload", "workload (default: the database's, if it holds one)", cxxopts::value<std::string>())
+      ("w,workload", "workload name or file (default: the database's, if it holds one; found as a built-in or at the "
+                     "path its records name)", cxxopts::value<std::string>())
       ("o,out", "policy file to write", cxxopts::value<std::string>())
       ("seed", "training seed", cxxopts::value<uint64_t>()->default_value("1"))
       ("hidden", "width of the exported networks", cxxopts::value<int>()->default_value("32"))
@@ -123,22 +126,10 @@ int RunTrain(int argc, char** argv) {
   if (!args.count("db")) return Fail(Status::InvalidArgument("missing --db"));
   if (!args.count("out")) return Fail(Status::InvalidArgument("missing --out (the policy file to write)"));
   const std::string db_path = args["db"].as<std::string>();
-  std::string workload_name;
-  if (args.count("workload")) {
-    workload_name = args["workload"].as<std::string>();
-  } else {
-    auto all = ReadTuningDb(db_path);
-    if (!all.ok()) return Fail(all.status());
-    std::set<std::string> names;
-    for (const auto& r : all->records) names.insert(r.workload);
-    if (names.empty()) return Fail(Status::InvalidArgument(db_path + " holds no records: tune into it first"));
-    if (names.size() != 1)
-      return Fail(Status::InvalidArgument(db_path + " holds " + std::to_string(names.size()) +
-                                          " workloads; name one with --workload (" +
-                                          JoinNames(std::vector<std::string>(names.begin(), names.end())) + ")"));
-    workload_name = *names.begin();
-  }
-  auto workload = LoadWorkload(workload_name);
+  auto all = ReadTuningDb(db_path);
+  if (!all.ok()) return Fail(all.status());
+  auto workload = ResolveDbWorkload(all->records, args.count("workload") ? args["workload"].as<std::string>() : "",
+                                    db_path);
   if (!workload.ok()) return Fail(workload.status());
   auto space = SearchSpace::Build(*workload);
   if (!space.ok()) return Fail(space.status());
@@ -258,6 +249,8 @@ int RunEvaluate(int argc, char** argv) {
              "plan comes from it", cxxopts::value<std::string>())
       ("seed", "seed of the shapes drawn", cxxopts::value<uint64_t>()->default_value("101"))
       ("screen-rounds", "interleaved rounds per screening chunk", cxxopts::value<int>()->default_value("5"))
+      ("w,workload", "the workload's file, if the policy's recorded one moved (default: the built-in, or the "
+                     "file the policy records)", cxxopts::value<std::string>())
       ("force", "evaluate a policy tuned on a host of another CPU ISA (refused otherwise)");
   AddMeasureOptions(options, 20);
   cxxopts::ParseResult args;
@@ -275,7 +268,9 @@ int RunEvaluate(int argc, char** argv) {
         "policy " + policy_path +
         " has no tuned shapes (its table is empty): evaluate compares it with the static plan and the nearest tuned "
         "shape's config, which need them; train the policy from a database with successful measurements"));
-  auto workload = LoadWorkload(file->workload);
+  WorkloadRef ref{file->workload, {file->workload_fingerprint}, file->workload_source};
+  auto workload = ResolveWorkload(ref, args.count("workload") ? args["workload"].as<std::string>() : "",
+                                  "policy " + policy_path);
   if (!workload.ok()) return Fail(workload.status());
   auto space = SearchSpace::Build(*workload);
   if (!space.ok()) return Fail(space.status());

@@ -11,6 +11,7 @@
 #include "tuner/replay_evaluator.h"
 #include "tuner/text_table.h"
 #include "tuner/tuning_db.h"
+#include "tuner/workload_resolver.h"
 
 namespace crmap::cli {
 
@@ -63,7 +64,8 @@ int RunReplay(int argc, char** argv) {
                            "and report best-found / oracle speedup versus measurements, per seed.");
   options.add_options()
       ("db", "tuning database to replay", cxxopts::value<std::string>())
-      ("w,workload", "the workload the database measured", cxxopts::value<std::string>())
+      ("w,workload", "the workload the database measured (default: its only one, found as a built-in or at the "
+                     "path its records name)", cxxopts::value<std::string>())
       ("agent", "agent(s) to replay, comma-separated", cxxopts::value<std::string>()->default_value("rl"))
       ("seeds", "seeds 1..N per agent", cxxopts::value<int>()->default_value("5"))
       ("budget", "measurements per run (default: 25% of the recorded plan space)", cxxopts::value<int>())
@@ -76,7 +78,10 @@ int RunReplay(int argc, char** argv) {
   int code = 0;
   if (!ParseOptions(options, argc, argv, &args, &code)) return code;
   if (!args.count("db")) return Fail(Status::InvalidArgument("missing --db"));
-  auto workload = LoadWorkloadOption(args);
+  auto all = ReadTuningDb(args["db"].as<std::string>());
+  if (!all.ok()) return Fail(all.status());
+  auto workload = ResolveDbWorkload(all->records, args.count("workload") ? args["workload"].as<std::string>() : "",
+                                    args["db"].as<std::string>());
   if (!workload.ok()) return Fail(workload.status());
   auto space = SearchSpace::Build(*workload);
   if (!space.ok()) return Fail(space.status());

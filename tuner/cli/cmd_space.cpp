@@ -36,7 +36,7 @@ int RunSpace(int argc, char** argv) {
                                {"help", knob.help}});
     }
     json["constraints"] = {{"memory_budget_bytes", c.memory_budget_bytes},
-                           {"accuracy_budget", {{"f32", c.accuracy.f32}, {"bf16", c.accuracy.bf16}}},
+                           {"accuracy_budget", {{"metric", kAccuracyMetric}, {"f32", c.accuracy.f32}, {"bf16", c.accuracy.bf16}}},
                            {"validity", "oneDNN must implement the combination on this CPU"}};
     json["size"] = {{"plan", space->Size(KnobScope::kPlan)},
                     {"runtime", space->Size(KnobScope::kRuntime)},
@@ -57,7 +57,7 @@ int RunSpace(int argc, char** argv) {
   }
   std::printf("%s\n", table.Render().c_str());
   std::printf("constraints:\n  memory budget   %s peak plan bytes (--memory-budget overrides)\n"
-              "  accuracy budget max abs error vs LibTorch f32: %.0e (f32), %.2g (bf16)\n"
+              "  accuracy budget scaled error (max |got - ref| / max |ref|) vs LibTorch f32: %.0e (f32), %.2g (bf16)\n"
               "  validity        oneDNN must implement the combination on this CPU; otherwise 'unsupported'\n\n",
               HumanBytes(c.memory_budget_bytes).c_str(), c.accuracy.f32, c.accuracy.bf16);
   std::printf("size: %llu plan configs x %llu runtime configs = %llu\n",

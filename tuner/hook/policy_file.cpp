@@ -178,9 +178,10 @@ void EncodePayload(const PolicyFile& f, Writer& w) {
   w.Str(f.training.crmap_version);
   w.U64(f.training.records_used);
   w.U64(f.training.seed);
+  w.Str(f.workload_source);  // since version 2
 }
 
-PolicyFile DecodePayload(Reader& r) {
+PolicyFile DecodePayload(Reader& r, uint32_t version) {
   PolicyFile f;
   f.workload = r.Str("workload");
   f.workload_fingerprint = r.Str("workload fingerprint");
@@ -248,6 +249,7 @@ PolicyFile DecodePayload(Reader& r) {
   f.training.crmap_version = r.Str("training crmap version");
   f.training.records_used = r.U64("training records");
   f.training.seed = r.U64("training seed");
+  if (version >= 2) f.workload_source = r.Str("workload source");
   return f;
 }
 
@@ -389,8 +391,9 @@ Result<PolicyFile> DecodePolicyFile(std::string_view bytes) {
   uint32_t version = header.U32("version");
   uint32_t flags = header.U32("flags");
   uint64_t payload_length = header.U64("payload length");
-  if (version != kPolicyFormatVersion)
-    return Status::InvalidArgument("policy format version " + std::to_string(version) + "; this crmap reads version " +
+  if (version < kOldestPolicyFormatVersion || version > kPolicyFormatVersion)
+    return Status::InvalidArgument("policy format version " + std::to_string(version) + "; this crmap reads versions " +
+                                   std::to_string(kOldestPolicyFormatVersion) + " to " +
                                    std::to_string(kPolicyFormatVersion));
   if (flags != 0) return Status::Corruption("unknown policy flags " + std::to_string(flags));
   if (payload_length != bytes.size() - kHeaderBytes - kChecksumBytes)
@@ -401,7 +404,7 @@ Result<PolicyFile> DecodePolicyFile(std::string_view bytes) {
   if (stored != Fnv1a64(bytes.substr(0, bytes.size() - kChecksumBytes)))
     return Status::Corruption("policy file checksum mismatch (damaged or edited)");
   Reader reader(bytes.substr(kHeaderBytes, payload_length));
-  PolicyFile file = DecodePayload(reader);
+  PolicyFile file = DecodePayload(reader, version);
   if (!reader.ok()) return Status::Corruption("policy file: " + reader.error());
   if (reader.remaining() != 0) return Status::Corruption("policy file has trailing bytes in its payload");
   CRMAP_RETURN_IF_ERROR(ValidatePolicyFile(file));

@@ -21,7 +21,8 @@
 namespace crmap {
 
 constexpr char kPolicyMagic[8] = {'C', 'R', 'M', 'A', 'P', 'P', 'O', 'L'};
-constexpr uint32_t kPolicyFormatVersion = 1;
+constexpr uint32_t kPolicyFormatVersion = 2;        // written; 2 added the workload's source
+constexpr uint32_t kOldestPolicyFormatVersion = 1;  // read
 
 // Limits a decoder enforces before allocating: a file claiming more is corrupt.
 constexpr uint32_t kMaxPolicyString = 4096;
@@ -104,6 +105,7 @@ struct TrainingInfo {
 struct PolicyFile {
   std::string workload;
   std::string workload_fingerprint;
+  std::string workload_source;  // "builtin", the workload file's absolute path, or "" (unknown; version 1)
   std::string space_fingerprint;
   std::vector<PolicyDim> dims;
   std::vector<PolicyKnob> knobs;

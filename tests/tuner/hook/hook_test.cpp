@@ -84,9 +84,9 @@ class HookTest : public ::testing::Test {
     ASSERT_FALSE(path_a_.empty());
 
     std::string bytes = EncodePolicyFile(policy_a_);
-    std::string version2 = bytes, magic = bytes, flipped = bytes;
-    uint32_t two = 2;
-    std::memcpy(&version2[8], &two, 4);
+    std::string version3 = bytes, magic = bytes, flipped = bytes;
+    uint32_t three = 3;
+    std::memcpy(&version3[8], &three, 4);
     magic[0] = 'X';
     flipped[bytes.size() / 2] ^= 0x10;
     PolicyFile nan = policy_a_;
@@ -95,7 +95,7 @@ class HookTest : public ::testing::Test {
         {"truncated", bytes.substr(0, bytes.size() / 3), CRMAP_ERR_CORRUPTION, "truncated", ""},
         {"empty", "", CRMAP_ERR_CORRUPTION, "truncated", ""},
         {"magic", magic, CRMAP_ERR_CORRUPTION, "wrong magic", ""},
-        {"version", WithValidChecksum(version2), CRMAP_ERR_VERSION, "version 2", ""},
+        {"version", WithValidChecksum(version3), CRMAP_ERR_VERSION, "version 3", ""},
         {"checksum", flipped, CRMAP_ERR_CORRUPTION, "checksum mismatch", ""},
         {"nan", EncodePolicyFile(nan), CRMAP_ERR_CORRUPTION, "NaN", ""},
     };

@@ -71,6 +71,7 @@ void ExpectLayer(const DenseLayer& a, const DenseLayer& b, const std::string& wh
 void ExpectSamePolicy(const PolicyFile& a, const PolicyFile& b) {
   EXPECT_EQ(a.workload, b.workload);
   EXPECT_EQ(a.workload_fingerprint, b.workload_fingerprint);
+  EXPECT_EQ(a.workload_source, b.workload_source);
   EXPECT_EQ(a.space_fingerprint, b.space_fingerprint);
   ASSERT_EQ(a.dims.size(), b.dims.size());
   for (size_t i = 0; i < a.dims.size(); ++i) {
@@ -322,15 +323,35 @@ TEST_F(PolicyFileTest, WrongMagicIsCorruption) {
 }
 
 TEST_F(PolicyFileTest, UnsupportedVersionIsInvalidArgumentNamingIt) {
-  for (uint32_t version : {0u, 2u, 0xFFFFFFFFu}) {
+  for (uint32_t version : {0u, 3u, 0xFFFFFFFFu}) {
     std::string bytes = WithValidChecksum(SetU32(bytes_, 8, version));
     ExpectError(DecodePolicyFile(bytes), StatusCode::kInvalidArgument, "version " + std::to_string(version));
     // A version this crmap does not read wins over everything else that may be different in a newer format.
     ExpectError(DecodePolicyFile(SetU32(bytes_, 8, version)), StatusCode::kInvalidArgument, "version");
   }
-  std::string path = testing::TestTempPath("version2.policy");
-  ASSERT_TRUE(testing::WriteBytes(path, WithValidChecksum(SetU32(bytes_, 8, 2))));
-  ExpectError(ReadPolicyFile(path), StatusCode::kInvalidArgument, "policy format version 2");
+  std::string path = testing::TestTempPath("version3.policy");
+  ASSERT_TRUE(testing::WriteBytes(path, WithValidChecksum(SetU32(bytes_, 8, 3))));
+  ExpectError(ReadPolicyFile(path), StatusCode::kInvalidArgument, "policy format version 3");
+}
+
+// Version 1 (before the workload's source was recorded) still reads, with an empty source.
+TEST_F(PolicyFileTest, Version1FilesReadWithoutAWorkloadSource) {
+  PolicyFile original = MakeSyntheticPolicy();
+  original.workload_source = "/somewhere/w.json";
+  std::string v2 = EncodePolicyFile(original);
+  // Version 1 = version 2 without the trailing source string (u32 length + bytes) at the end of the payload.
+  const size_t source_bytes = 4 + original.workload_source.size();
+  std::string v1 = v2.substr(0, v2.size() - 8 - source_bytes) + std::string(8, '\0');
+  v1 = SetU32(v1, 8, 1);
+  uint64_t payload = v1.size() - 24 - 8;
+  std::memcpy(&v1[16], &payload, 8);
+  auto decoded = DecodePolicyFile(WithValidChecksum(v1));
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  EXPECT_EQ(decoded->workload_source, "");
+  EXPECT_EQ(decoded->workload, original.workload);
+  auto current = DecodePolicyFile(v2);
+  ASSERT_TRUE(current.ok());
+  EXPECT_EQ(current->workload_source, "/somewhere/w.json");
 }
 
 TEST_F(PolicyFileTest, UnknownFlagsAreCorruption) {

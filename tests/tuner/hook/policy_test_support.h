@@ -188,6 +188,7 @@ inline PolicyFile FillSyntheticPolicy(PolicyFile skeleton, const SyntheticPolicy
     f.table.push_back(e);
   }
   f.fallback = RandomConfig(f, rng);
+  f.workload_source = "builtin";
   f.host = {"Synthetic CPU", HostIsa(), "3.0.0", 2};  // this host's ISA: the hook refuses others
   f.training = {"synthetic.jsonl",
                 "0000000000000000",
