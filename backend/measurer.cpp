@@ -61,11 +61,9 @@ std::vector<MeasureOutcome> MeasureInterleaved(const std::vector<Runnable*>& can
   std::vector<bool> alive(n, true);
   const int64_t timeout_ns = static_cast<int64_t>(options.timeout_ms * 1e6);
 
-  // One sample of candidate i in microseconds, or -1 after dropping it (failure or timeout). A cold sample is
-  // prepared first (preparing may run a parallel region), then waits for the process to idle.
-  auto sample = [&](size_t i, int warm_calls, bool cold = false) -> double {
+  // One sample of candidate i in microseconds, or -1 after dropping it (failure or timeout).
+  auto sample = [&](size_t i, int warm_calls) -> double {
     candidates[i]->Prepare();
-    if (cold) idle->WaitUntilIdle();
     Result<int64_t> elapsed = candidates[i]->TimedRun(*clock, warm_calls);
     if (!elapsed.ok()) {
       outcomes[i].status = elapsed.status();
@@ -102,11 +100,24 @@ std::vector<MeasureOutcome> MeasureInterleaved(const std::vector<Runnable*>& can
     if (options.on_round) options.on_round(round + 1, options.rounds);
   }
 
+  // Cold samples: prepared first (preparing may run a parallel region), then after the process idled. A
+  // sample whose idle wait gave up is not cold and is dropped (counted); a failure here ends the candidate's
+  // cold samples without touching its hot results.
+  std::vector<bool> cold_alive = alive;
   for (int s = 0; s < options.cold_samples; ++s) {
     for (size_t i = 0; i < n; ++i) {
-      if (!alive[i]) continue;
-      double us = sample(i, 0, /*cold=*/true);
-      if (us >= 0) outcomes[i].cold_samples_us.push_back(us);
+      if (!cold_alive[i]) continue;
+      candidates[i]->Prepare();
+      if (!idle->WaitUntilIdle()) {
+        ++outcomes[i].cold_not_idle;
+        continue;
+      }
+      Result<int64_t> elapsed = candidates[i]->TimedRun(*clock, 0);
+      if (!elapsed.ok()) {
+        cold_alive[i] = false;
+        continue;
+      }
+      outcomes[i].cold_samples_us.push_back(static_cast<double>(*elapsed) / 1000.0);
     }
   }
 

@@ -95,6 +95,8 @@ struct MeasureOutcome {
   std::vector<double> samples_us;
   LatencyStats cold_latency;   // samples after an idle gap (rounds 0 when cold_samples is 0)
   std::vector<double> cold_samples_us;
+  int cold_not_idle = 0;       // cold samples dropped because the process never went idle (e.g. spinning
+                               // threads of OMP_WAIT_POLICY=active)
 };
 
 std::vector<MeasureOutcome> MeasureInterleaved(const std::vector<Runnable*>& candidates,

@@ -14,9 +14,9 @@ std::string PeerBaseline::Label() const {
 
 namespace {
 
-bool HasLinear(const Workload& workload) {
+bool HasOp(const Workload& workload, OpKind kind) {
   for (const OpSpec& op : workload.ops())
-    if (op.kind == OpKind::kLinear) return true;
+    if (op.kind == kind) return true;
   return false;
 }
 
@@ -53,11 +53,14 @@ std::vector<PeerBaseline> DefaultPeers(const Workload& workload) {
   std::vector<PeerBaseline> peers = {PeerBaseline{}};
   const HostInfo& host = DetectHost();
   const BlasInfo& blas = DetectBlas();
-  if (blas.openblas && BlasCoreBelowIsa(blas.core, host.isa)) {
+  // LibTorch's linear and matmul run on the BLAS (its convolutions on its own oneDNN): only then does the core
+  // matter.
+  const bool uses_blas = HasOp(workload, OpKind::kLinear) || HasOp(workload, OpKind::kMatmul);
+  if (uses_blas && blas.openblas && BlasCoreBelowIsa(blas.core, host.isa)) {
     std::string core = OpenBlasCoreFor(host.isa, host.cpu.find("AMD") != std::string::npos);
     if (!core.empty()) peers.push_back(PeerBaseline{TorchPath::kEager, core});
   }
-  if (HasLinear(workload) && DetectTorch().mkldnn) peers.push_back(PeerBaseline{TorchPath::kMkldnn, ""});
+  if (HasOp(workload, OpKind::kLinear) && DetectTorch().mkldnn) peers.push_back(PeerBaseline{TorchPath::kMkldnn, ""});
   return peers;
 }
 

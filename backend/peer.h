@@ -5,8 +5,8 @@
 // oneDNN path (to_mkldnn's linear), run either in this process with the BLAS as installed, or — to use another
 // OpenBLAS core type, which OpenBLAS reads only at load time — in a child process (backend/peer_process.h).
 // DefaultPeers() is what `--baseline libtorch` measures: eager as installed; eager again with the core that
-// matches the host when the installed one is older (blas_info.h); the oneDNN path when the workload has linear
-// ops and LibTorch has oneDNN. Claims are made against the fastest peer. Pure functions; thread-safe.
+// matches the host when the installed one is older (blas_info.h) and the workload has linear or matmul ops (the
+// ones that run on the BLAS); the oneDNN path when the workload has linear ops and LibTorch has oneDNN. Claims are made against the fastest peer. Pure functions; thread-safe.
 #pragma once
 
 #include <string>

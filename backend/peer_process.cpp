@@ -10,9 +10,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <thread>
 #include <vector>
@@ -24,22 +26,26 @@ extern char** environ;
 
 namespace crmap {
 
+const int PeerProcess::kProtocolFd;
+
 namespace {
 
 constexpr int kStartTimeoutMs = 300000;  // loading LibTorch, building the model, one run
-constexpr int kCallTimeoutMs = 600000;   // one "run" command, idle wait included
+constexpr int kIdleAllowanceMs = 2000;    // the child's idle wait after a run (it gives up after 500 ms)
 
 std::string Errno(const std::string& what) { return what + ": " + std::strerror(errno); }
 
-// One line (without the newline) from `fd`, waiting at most `timeout_ms`.
-Result<std::string> ReadLine(int fd, int timeout_ms) {
+// One line (without the newline) from `fd`, waiting at most `timeout_ms` (then *timed_out, if given, is set).
+Result<std::string> ReadLine(int fd, int timeout_ms, bool* timed_out = nullptr) {
   std::string line;
   while (true) {
     pollfd p{fd, POLLIN, 0};
     int ready = poll(&p, 1, timeout_ms);
     if (ready < 0 && errno == EINTR) continue;
-    if (ready == 0) return Status::Internal("the peer process did not answer within " +
-                                            std::to_string(timeout_ms / 1000) + " s");
+    if (ready == 0) {
+      if (timed_out) *timed_out = true;
+      return Status::Internal("the peer process did not answer within " + std::to_string(timeout_ms / 1000) + " s");
+    }
     if (ready < 0) return Status::Internal(Errno("poll on the peer process"));
     char c;
     ssize_t n = read(fd, &c, 1);
@@ -79,10 +85,13 @@ class ModelRunnable : public Runnable {
 
 Result<std::unique_ptr<PeerProcess>> PeerProcess::Start(const std::string& executable, const Workload& workload,
                                                         const Dims& dims, int threads, uint64_t data_seed,
-                                                        const PeerBaseline& peer) {
+                                                        const PeerBaseline& peer, double timeout_ms) {
   if (peer.blas_core.empty()) return Status::InvalidArgument("a peer process needs an OpenBLAS core type");
+  if (executable.empty())
+    return Status::InvalidArgument(peer.Label() + ": no executable to run the peer process with (the crmap binary)");
   std::unique_ptr<PeerProcess> process(new PeerProcess());
   process->label_ = peer.Label();
+  process->timeout_ms_ = timeout_ms;
   const char* tmp = std::getenv("TMPDIR");
   std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/crmap-peer.XXXXXX";
   std::vector<char> dir(pattern.begin(), pattern.end());
@@ -96,10 +105,19 @@ Result<std::unique_ptr<PeerProcess>> PeerProcess::Start(const std::string& execu
   int sockets[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sockets) != 0)
     return Status::Internal(Errno("socketpair for the peer process"));
+  // The protocol runs on fd 3, so that whatever a library prints to stdout (ONEDNN_VERBOSE, ...) cannot corrupt
+  // it: the child's stdout goes to this process's stderr, its stdin is /dev/null.
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, sockets[1], STDIN_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, sockets[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, sockets[1], kProtocolFd);
+  posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  // Its own process group: a Ctrl-C at the terminal is for this process (which stops cleanly after the batch in
+  // flight and then ends the child), not for the child in the middle of a measurement.
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attributes, 0);
   std::vector<std::string> args = {executable,
                                    "peer-worker",
                                    "--workload", workload_path,
@@ -107,7 +125,8 @@ Result<std::unique_ptr<PeerProcess>> PeerProcess::Start(const std::string& execu
                                    "--threads", std::to_string(threads),
                                    "--data-seed", std::to_string(data_seed),
                                    "--path", TorchPathName(peer.path),
-                                   "--outputs", process->outputs_path_};
+                                   "--outputs", process->outputs_path_,
+                                   "--protocol-fd", std::to_string(kProtocolFd)};
   std::vector<std::string> env;
   for (char** e = environ; e && *e; ++e)
     if (std::strncmp(*e, "OPENBLAS_CORETYPE=", 18) != 0) env.emplace_back(*e);
@@ -118,8 +137,9 @@ Result<std::unique_ptr<PeerProcess>> PeerProcess::Start(const std::string& execu
   for (auto& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
   pid_t pid = -1;
-  int spawned = posix_spawn(&pid, executable.c_str(), &actions, nullptr, argv.data(), envp.data());
+  int spawned = posix_spawn(&pid, executable.c_str(), &actions, &attributes, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
   close(sockets[1]);
   if (spawned != 0) {
     close(sockets[0]);
@@ -159,18 +179,17 @@ PeerProcess::~PeerProcess() {
       waitpid(pid_, &status, 0);
     }
   }
-  if (!outputs_path_.empty()) unlink(outputs_path_.c_str());
   if (!dir_.empty()) {
-    unlink((dir_ + "/workload.json").c_str());
-    rmdir(dir_.c_str());
+    std::error_code ignored;
+    std::filesystem::remove_all(dir_, ignored);  // also a temporary the child left if it died mid-write
   }
 }
 
-Result<std::string> PeerProcess::Call(const std::string& command) {
+Result<std::string> PeerProcess::Call(const std::string& command, int timeout_ms, bool* timed_out) {
   const std::string line = command + "\n";
   if (send(to_child_, line.data(), line.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(line.size()))
     return Status::Internal(Errno(label_ + ": cannot write to the peer process"));
-  CRMAP_ASSIGN_OR_RETURN(std::string answer, ReadLine(from_child_, kCallTimeoutMs));
+  CRMAP_ASSIGN_OR_RETURN(std::string answer, ReadLine(from_child_, timeout_ms, timed_out));
   if (answer.rfind("error ", 0) == 0) return Status::Internal(label_ + ": " + answer.substr(6));
   return answer;
 }
@@ -204,7 +223,19 @@ Status PeerProcess::RunOnce() {
 }
 
 Result<int64_t> PeerProcess::TimedRun(Clock&, int warm_calls) {
-  CRMAP_ASSIGN_OR_RETURN(std::string answer, Call("run " + std::to_string(warm_calls)));
+  // Every run may take up to the measurement's timeout; a child that takes longer is stopped and the call
+  // reported as lasting what it waited, which the measurer then drops as timed out.
+  const double wait_ms = (warm_calls + 1) * timeout_ms_ + kIdleAllowanceMs;
+  const int timeout = static_cast<int>(std::min(wait_ms, 24.0 * 3600 * 1000));
+  SteadyClock clock;
+  const int64_t start = clock.NowNanos();
+  bool timed_out = false;
+  Result<std::string> called = Call("run " + std::to_string(warm_calls), timeout, &timed_out);
+  if (timed_out) {
+    kill(pid_, SIGKILL);
+    return std::max<int64_t>(clock.NowNanos() - start, static_cast<int64_t>(timeout_ms_ * 1e6) + 1);
+  }
+  CRMAP_ASSIGN_OR_RETURN(std::string answer, std::move(called));
   int64_t nanos = -1;
   if (std::sscanf(answer.c_str(), "ok %" SCNd64, &nanos) != 1 || nanos < 0)
     return Status::Internal(label_ + ": unexpected answer '" + answer + "'");

@@ -1,7 +1,8 @@
 // PeerProcess: a LibTorch peer run in a child process (`crmap peer-worker`), so that it loads OpenBLAS with
 // another core type (OPENBLAS_CORETYPE, read only when the library loads) than this process did.
 //
-// Protocol, one text line each way over the child's stdin and stdout:
+// Protocol, one text line each way over a socket that is fd 3 (kProtocolFd) in the child (its stdout goes to
+// this process's stderr, so that what a library prints cannot corrupt the protocol):
 //   start    the child builds the model from the workload file, runs it once, writes its outputs to the
 //            outputs file (raw little-endian f32, the graph outputs in name order) and answers
 //            "ready <openblas core>" — or "error <message>" and exits.
@@ -10,7 +11,9 @@
 //            answers "ok <nanoseconds of the timed call>" or "error <message>".
 //   "quit"   (or end of input) the child exits.
 // As a Runnable, Prepare() waits until this process is idle, for the same reason in the other direction, and
-// TimedRun() reports the child's own timing (no pipe latency in it). Not thread-safe; the destructor stops the
+// TimedRun() reports the child's own timing (no pipe latency in it); a child that does not answer within the
+// measurement's timeout per run is killed and the sample reported as longer than the timeout. The child runs in
+// its own process group (a terminal's Ctrl-C is for the parent). Not thread-safe; the destructor stops the
 // child and removes its files.
 #pragma once
 
@@ -30,12 +33,15 @@ namespace crmap {
 
 class PeerProcess : public Runnable {
  public:
-  // Starts `executable peer-worker ...` (executable: normally /proc/self/exe, the crmap binary) for `peer`,
-  // whose blas_core must be set, and waits until it is ready. Unsupported if the child's BLAS ignored the core
-  // type; Internal if the child could not start or failed.
+  static constexpr int kProtocolFd = 3;
+
+  // Starts `executable peer-worker ...` (executable: the crmap binary, /proc/self/exe when crmap runs) for
+  // `peer`, whose blas_core must be set, and waits until it is ready; `timeout_ms` bounds each run later.
+  // InvalidArgument without an executable or core; Unsupported if the child's BLAS ignored the core type;
+  // Internal if the child could not start or failed.
   static Result<std::unique_ptr<PeerProcess>> Start(const std::string& executable, const Workload& workload,
                                                     const Dims& dims, int threads, uint64_t data_seed,
-                                                    const PeerBaseline& peer);
+                                                    const PeerBaseline& peer, double timeout_ms = 10000);
   ~PeerProcess() override;
   PeerProcess(const PeerProcess&) = delete;
   PeerProcess& operator=(const PeerProcess&) = delete;
@@ -50,7 +56,7 @@ class PeerProcess : public Runnable {
 
  private:
   PeerProcess() = default;
-  Result<std::string> Call(const std::string& command);
+  Result<std::string> Call(const std::string& command, int timeout_ms, bool* timed_out = nullptr);
 
   int pid_ = -1;
   int to_child_ = -1;
@@ -58,6 +64,7 @@ class PeerProcess : public Runnable {
   std::string dir_;           // temporary folder of the workload and outputs files
   std::string outputs_path_;
   std::string label_;
+  double timeout_ms_ = 10000;
   CpuTimeIdleWaiter idle_;
 };
 

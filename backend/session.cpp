@@ -182,7 +182,7 @@ std::vector<CandidateResult> MeasurementSession::Compare(const std::vector<Confi
     Result<std::map<std::string, HostTensor>> outputs = Status::Internal("no outputs");
     if (!peer.in_process()) {
       auto process = PeerProcess::Start(options.peer_executable, workload_, dims_, peer_threads,
-                                        options.compile.data_seed, peer);
+                                        options.compile.data_seed, peer, options.measure.timeout_ms);
       if (!process.ok()) {
         r.status = StatusFor(process.status());
         r.message = process.status().message();
@@ -261,6 +261,7 @@ std::vector<CandidateResult> MeasurementSession::Compare(const std::vector<Confi
     }
     r.latency = outcomes[j].latency;
     r.cold_latency = outcomes[j].cold_latency;
+    r.cold_not_idle = outcomes[j].cold_not_idle;
     if (anchored && outcomes[0].status.ok() && !outcomes[0].timed_out) {
       r.ratio_to_anchor = outcomes[j].ratio_to_anchor;
       r.anchor_label = results[0].label;

@@ -42,6 +42,7 @@ struct CandidateResult {
   std::string message;        // why it failed
   LatencyStats latency;       // hot samples: each right after an untimed call of the same config
   LatencyStats cold_latency;  // samples after the process idled (its thread team asleep); rounds 0 if none
+  int cold_not_idle = 0;      // cold samples dropped: the process never went idle
   RatioStats ratio_to_anchor;
   std::string anchor_label;   // empty when there is no anchor to refer to
   bool validated = false;     // compared with the LibTorch f32 reference (false with validate off)
@@ -57,7 +58,7 @@ struct SessionOptions {
   std::vector<PeerBaseline> baselines;  // peers measured after the configs (DefaultPeers(): --baseline libtorch)
   bool stop_on_over_memory = false;  // return at the first config over the memory budget, measuring nothing
   int baseline_threads = 0;  // 0: all cores
-  std::string peer_executable = "/proc/self/exe";  // the crmap binary, for peers in a child process
+  std::string peer_executable;  // the crmap binary, for peers in a child process (the CLI: /proc/self/exe)
   // Called as each stage progresses ("compile", i, n), ("measure", round, rounds).
   std::function<void(const std::string& stage, int done, int total)> on_progress;
 };

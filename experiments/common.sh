@@ -11,24 +11,44 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 crmap="$root/build/crmap"
 python=/usr/bin/python3  # Debian's, with python3-matplotlib (the PATH may hold another python3)
 
-# Parses [--workloads LIST] [--rounds N] [--out DIR] into $workloads, $rounds, $out (defaults: every workload,
-# 30 rounds, $1). Exits 2 on anything else or when crmap is not built.
+# Parses [--workloads LIST] [--rounds N] [--isa host|avx2] [--out DIR] into $workloads, $rounds, $isa, $out
+# (defaults: every workload, 30 rounds, the host as it is, $1 — or $1/<the ISA crmap runs on> when the script set
+# results_by_isa=1). `--isa avx2` stands in
+# for an AVX2-only host: oneDNN's maximum ISA, LibTorch's CPU capability and OpenBLAS's core type are all capped
+# at AVX2 (exported for every crmap run of the script). Writes `crmap version` to $out/version.txt. Exits 2 on
+# anything else or when crmap is not built.
 crmap_experiment_args() {
-  out="$1"; shift
+  local base="$1"; shift
   workloads="bert_ffn bert_attention resnet_bottleneck resnet_stem dlrm_mlp"
   rounds=30
+  isa=host
+  out=""
   while [ $# -gt 0 ]; do
     case "$1" in
-      --workloads|--rounds|--out)
+      --workloads|--rounds|--out|--isa)
         [ $# -ge 2 ] || { echo "$1 needs a value" >&2; exit 2; }
-        case "$1" in --workloads) workloads="$2" ;; --rounds) rounds="$2" ;; --out) out="$2" ;; esac
+        case "$1" in --workloads) workloads="$2" ;; --rounds) rounds="$2" ;; --out) out="$2" ;; --isa) isa="$2" ;; esac
         shift 2 ;;
-      *) echo "usage: $0 [--workloads LIST] [--rounds N] [--out DIR]" >&2; exit 2 ;;
+      *) echo "usage: $0 [--workloads LIST] [--rounds N] [--isa host|avx2] [--out DIR]" >&2; exit 2 ;;
     esac
   done
   [ -x "$crmap" ] || { echo "build crmap first: scripts/build.sh" >&2; exit 2; }
+  case "$isa" in
+    host) ;;
+    avx2)
+      export ONEDNN_MAX_CPU_ISA=AVX2 ATEN_CPU_CAPABILITY=avx2
+      if grep -q AMD /proc/cpuinfo; then export OPENBLAS_CORETYPE=Zen; else export OPENBLAS_CORETYPE=Haswell; fi ;;
+    *) echo "--isa must be host or avx2" >&2; exit 2 ;;
+  esac
   for workload in $workloads; do
     [ -n "${CRMAP_SHAPES[$workload]:-}" ] || { echo "no shapes listed for '$workload' in experiments/common.sh" >&2; exit 2; }
   done
+  if [ -z "$out" ] && [ "${results_by_isa:-0}" = 1 ]; then
+    out="$base/$("$crmap" version | sed -n 's/^host: .*, isa \([a-z0-9_]*\),.*/\1/p')"
+  fi
+  out="${out:-$base}"
   mkdir -p "$out"
+  "$crmap" version > "$out/version.txt"
+  { [ "$isa" = avx2 ] && echo "environment: ONEDNN_MAX_CPU_ISA=$ONEDNN_MAX_CPU_ISA ATEN_CPU_CAPABILITY=$ATEN_CPU_CAPABILITY OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE"; } >> "$out/version.txt" || true
+  echo "results in $out" >&2
 }

@@ -2,6 +2,7 @@
 
 #include <ctime>
 
+#include "backend/blas_info.h"
 #include "backend/host.h"
 
 namespace crmap {
@@ -39,6 +40,10 @@ Json MeasurementRecordJson(const Workload& workload, const SearchSpace& space, c
   if (result.is_baseline) {
     record["config"] = result.label;
     record["baseline"] = true;
+    const PeerBaseline& peer = result.peer;
+    record["peer"] = {{"path", TorchPathName(peer.path)},
+                      {"openblas_core", peer.in_process() ? DetectBlas().core : peer.blas_core},
+                      {"process", peer.in_process() ? "this" : "child"}};
   } else {
     record["config"] = space.ToString(result.config);
     record["config_id"] = space.ToId(result.config);
@@ -51,9 +56,16 @@ Json MeasurementRecordJson(const Workload& workload, const SearchSpace& space, c
                             {"p99", l.p99_us}, {"mean", l.mean_us},    {"cv", l.cv},        {"rounds", l.rounds}};
   }
   const LatencyStats& cold = result.cold_latency;
-  if (cold.rounds > 0) {
-    record["cold_latency_us"] = {{"min", cold.min_us},   {"median", cold.median_us}, {"p95", cold.p95_us},
-                                 {"p99", cold.p99_us},   {"mean", cold.mean_us},     {"samples", cold.rounds}};
+  if (cold.rounds > 0 || result.cold_not_idle > 0) {
+    record["cold_latency_us"] = {{"samples", cold.rounds}, {"not_idle", result.cold_not_idle}};
+    if (cold.rounds > 0) {
+      Json& c = record["cold_latency_us"];
+      c["min"] = cold.min_us;
+      c["median"] = cold.median_us;
+      c["p95"] = cold.p95_us;
+      c["p99"] = cold.p99_us;
+      c["mean"] = cold.mean_us;
+    }
   }
   if (result.ratio_to_anchor.rounds > 0) {
     record["ratio_to_anchor"] = {{"median", result.ratio_to_anchor.median},
@@ -72,8 +84,8 @@ Json MeasurementRecordJson(const Workload& workload, const SearchSpace& space, c
       kernels.push_back({{"step", k.step}, {"kind", k.kind}, {"impl", k.impl}, {"detail", k.detail}});
     record["kernels"] = kernels;
   }
-  record["validated"] = result.validated || result.is_baseline;
-  if (result.validated || result.is_baseline) {
+  record["validated"] = result.validated;
+  if (result.validated) {
     record["max_error"] = result.error.max_abs;
     record["max_rel_error"] = result.error.max_rel;
     record["scaled_error"] = result.error.scaled;

@@ -71,6 +71,7 @@ SweepResult SweepPlanSpace(MeasurementSession& session, const SearchSpace& space
   confirm.measure.cold_samples = options.cold_samples;
   confirm.measure.timeout_ms = options.timeout_ms;
   confirm.baselines = options.baselines;
+  confirm.peer_executable = options.peer_executable;
   confirm.validate = options.validate;
   if (options.on_progress) {
     auto progress = options.on_progress;

@@ -25,6 +25,7 @@ struct SweepOptions {
   int cold_samples = 5;   // cold-team samples per config, final comparison only (screening only ranks)
   double timeout_ms = 10000;
   std::vector<PeerBaseline> baselines;  // peers in the final comparison
+  std::string peer_executable;          // the crmap binary, for peers in a child process (SessionOptions)
   bool validate = true;
   // Configs measured in the final comparison whatever their screening rank (e.g. the picks being evaluated).
   std::vector<Config> must_confirm;

@@ -7,7 +7,7 @@ import sys
 out = sys.argv[1]
 rows = []
 for path in sorted(glob.glob(os.path.join(out, "*.json"))):
-    if path.endswith(("_space.json", "summary.json")):
+    if path.endswith(("_space.json", "summary.json")) or os.path.basename(path) == "version.txt":
         continue
     data = json.load(open(path))
     results = data["results"]
@@ -16,6 +16,8 @@ for path in sorted(glob.glob(os.path.join(out, "*.json"))):
         continue
     default = results[0]["config"]
     for r in results:
+        if r.get("baseline"):
+            continue
         config = r["config"]
         change = "default" if config == default else ";".join(
             kv for kv, d in zip(config.split(";"), default.split(";")) if kv != d)
@@ -27,6 +29,9 @@ for path in sorted(glob.glob(os.path.join(out, "*.json"))):
             row.update(speedup=1 / q["median"], band=[1 / q["p90"], 1 / q["p10"]],
                        median_us=r["latency_us"]["median"], p99_us=r["latency_us"]["p99"],
                        max_error=r.get("max_error", float("nan")),
+                       scaled_error=r.get("scaled_error", float("nan")),
+                       p95_us=r["latency_us"]["p95"],
+                       cold_median_us=r.get("cold_latency_us", {}).get("median", float("nan")),
                        kernels=sorted({k["impl"] for k in r.get("kernels", [])}))
         else:
             row["message"] = r.get("message", "")
@@ -34,8 +39,8 @@ for path in sorted(glob.glob(os.path.join(out, "*.json"))):
 host = results[0]["host"] if rows else {}
 json.dump({"host": host, "rows": rows}, open(os.path.join(out, "summary.json"), "w"), indent=2)
 
-lines = ["| workload | dims | change vs default | speedup [p10-p90] | default median us | max err | kernels |",
-         "|---|---|---|---|---|---|---|"]
+lines = ["| workload | dims | change vs default | speedup [p10-p90] | default median us | median / p95 us | cold median us | scaled err | kernels |",
+         "|---|---|---|---|---|---|---|---|---|"]
 baseline_us = {}
 for row in rows:
     if row["change"] == "default" and row["status"] == "ok":
@@ -44,11 +49,12 @@ for row in rows:
     if row["change"] == "default":
         continue
     if row["status"] != "ok":
-        lines.append(f"| {row['workload']} | {row['dims']} | {row['change']} | {row['status']} | | | |")
+        lines.append(f"| {row['workload']} | {row['dims']} | {row['change']} | {row['status']} | | | | | |")
         continue
-    lines.append("| {} | {} | {} | {:.2f}x [{:.2f}-{:.2f}] | {:.0f} | {:.1e} | {} |".format(
+    lines.append("| {} | {} | {} | {:.2f}x [{:.2f}-{:.2f}] | {:.0f} | {:.0f} / {:.0f} | {:.0f} | {:.1e} | {} |".format(
         row["workload"], row["dims"], row["change"], row["speedup"], row["band"][0], row["band"][1],
-        baseline_us.get((row["workload"], row["dims"]), float("nan")), row["max_error"], " ".join(row["kernels"])))
+        baseline_us.get((row["workload"], row["dims"]), float("nan")), row["median_us"], row["p95_us"],
+        row["cold_median_us"], row["scaled_error"], " ".join(row["kernels"])))
 open(os.path.join(out, "table.md"), "w").write("\n".join(lines) + "\n")
 
 # Compact view: per workload and change, the range of speedups over the measured shapes.

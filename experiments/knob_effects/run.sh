@@ -3,9 +3,11 @@
 # all-fused / all-fused+packed combinations) measured against the default in ONE interleaved run per shape.
 # Writes one `crmap compare` JSON per shape, then summary.json, table.md and knob_effects.png.
 #
-# usage: experiments/knob_effects/run.sh [--workloads "bert_ffn dlrm_mlp"] [--rounds 30] [--out DIR]
+# usage: experiments/knob_effects/run.sh [--workloads "bert_ffn dlrm_mlp"] [--rounds 30] [--isa host|avx2] [--out DIR]
+# (results in results/<the ISA crmap runs on>/ unless --out says otherwise)
 set -euo pipefail
 source "$(dirname "$0")/../common.sh"
+results_by_isa=1
 crmap_experiment_args "$root/experiments/knob_effects/results" "$@"
 
 for workload in $workloads; do

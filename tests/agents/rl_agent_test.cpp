@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
 
 #include "agents/synthetic_evaluator.h"
@@ -61,9 +60,9 @@ TEST_F(RlAgentTest, FindsTheOptimumAndMasksAValueThatAlwaysFails) {
 
 // The optimum flips with the shape (threads=1 below batch 64, threads=2 from 64 on). Trained on some shapes,
 // the one policy recommends the right side of the flip for batch sizes it never measured. Over three seeds
-// (training runs on LibTorch, whose rounding differs by CPU): each unseen shape gets the right side in at least
-// two, and the median ratio to its optimum is >= 0.9. Measured: right side in 3 of 3 seeds at every shape,
-// ratios MEASURED.
+// (training runs on LibTorch, whose rounding differs by CPU): every shape, trained or unseen, gets the right side
+// in at least two, and an unseen shape's median ratio to its optimum is >= 0.9. Measured with OpenBLAS's
+// SkylakeX, Haswell and Prescott kernels: the right side in 3 of 3 seeds at every shape, every ratio 1.00.
 TEST_F(RlAgentTest, LearnsAFlipWithTheShapeAndTransfersToUnseenShapes) {
   ShapeFlipOptions options;
   options.seed = 2;
@@ -75,7 +74,7 @@ TEST_F(RlAgentTest, LearnsAFlipWithTheShapeAndTransfersToUnseenShapes) {
   ASSERT_GE(landscape.flip_knob(), 0);
   std::vector<Dims> train = OneDimShapes("batch", {1, 2, 4, 256, 1024, 2048});
   std::vector<Dims> unseen = OneDimShapes("batch", {3, 8, 512, 1536});
-  std::map<std::string, int> right_side;
+  std::map<std::string, int> right_side, right_side_trained;
   std::map<std::string, std::vector<double>> ratios;
   for (uint64_t seed : {5, 6, 7}) {
     ShapeFlipLandscape fresh(space_, options);
@@ -83,8 +82,7 @@ TEST_F(RlAgentTest, LearnsAFlipWithTheShapeAndTransfersToUnseenShapes) {
     RunLoop(agent, fresh, 144);
     agent.Train(3);
     for (const Dims& dims : train)
-      EXPECT_EQ(agent.Recommend(dims).values[fresh.flip_knob()], fresh.BestFlipValue(dims))
-          << DimsToText(dims) << " seed " << seed;
+      right_side_trained[DimsToText(dims)] += agent.Recommend(dims).values[fresh.flip_knob()] == fresh.BestFlipValue(dims);
     for (const Dims& dims : unseen) {
       Config pick = agent.Recommend(dims);
       right_side[DimsToText(dims)] += pick.values[fresh.flip_knob()] == fresh.BestFlipValue(dims);
@@ -94,10 +92,10 @@ TEST_F(RlAgentTest, LearnsAFlipWithTheShapeAndTransfersToUnseenShapes) {
   for (const Dims& dims : unseen) {
     std::vector<double>& r = ratios[DimsToText(dims)];
     std::sort(r.begin(), r.end());
-    std::printf("flip %s: right %d ratios %.3f %.3f %.3f\n", DimsToText(dims).c_str(), right_side[DimsToText(dims)], r[0], r[1], r[2]);
     EXPECT_GE(right_side[DimsToText(dims)], 2) << DimsToText(dims);
     EXPECT_GE(r[1], 0.9) << DimsToText(dims);
   }
+  for (const Dims& dims : train) EXPECT_GE(right_side_trained[DimsToText(dims)], 2) << DimsToText(dims);
 }
 
 TEST_F(RlAgentTest, DeterministicForASeed) {

@@ -48,9 +48,10 @@ class FakeIdle : public IdleWaiter {
   bool WaitUntilIdle() override {
     ++waits_;
     if (on_wait_) on_wait_();
-    return true;
+    return idle_;
   }
   int waits_ = 0;
+  bool idle_ = true;  // false: the process never went idle
   std::function<void()> on_wait_;
 };
 
@@ -103,6 +104,35 @@ TEST(MeasurerTest, ColdSamplesComeAfterTheRoundsEachAfterAnIdleWait) {
   EXPECT_EQ(outcomes[1].cold_latency.rounds, 2);
   EXPECT_DOUBLE_EQ(outcomes[1].cold_latency.median_us, 200);
   EXPECT_EQ(outcomes[1].latency.rounds, 1);
+}
+
+TEST(MeasurerTest, AColdSampleWhoseIdleWaitGaveUpIsDroppedAndCounted) {
+  FakeClock clock;
+  FakeIdle idle;
+  idle.idle_ = false;
+  std::vector<int> log;
+  FakeRunnable a(&clock, {100}, 0, &log);
+  MeasureOptions options = Options(&clock, &idle, 0, 2);
+  options.cold_samples = 3;
+  auto outcomes = MeasureInterleaved({&a}, options);
+  EXPECT_EQ(outcomes[0].cold_latency.rounds, 0);
+  EXPECT_EQ(outcomes[0].cold_not_idle, 3);
+  EXPECT_EQ(outcomes[0].latency.rounds, 2);
+}
+
+TEST(MeasurerTest, AFailureInTheColdPhaseKeepsTheHotResults) {
+  FakeClock clock;
+  FakeIdle idle;
+  std::vector<int> log;
+  FakeRunnable a(&clock, {100}, 0, &log);
+  a.fail_at_ = 3;  // two timed rounds and one cold sample succeed, the second cold sample fails
+  MeasureOptions options = Options(&clock, &idle, 0, 2);
+  options.cold_samples = 3;
+  auto outcomes = MeasureInterleaved({&a}, options);
+  EXPECT_TRUE(outcomes[0].status.ok());
+  EXPECT_FALSE(outcomes[0].timed_out);
+  EXPECT_EQ(outcomes[0].latency.rounds, 2);
+  EXPECT_EQ(outcomes[0].cold_latency.rounds, 1);
 }
 
 // The artifact of issue 8 (4), modelled: one OpenMP team shared by every candidate. A 1-thread config leaves the

@@ -87,6 +87,12 @@ TEST(PeerProcessTest, AMissingExecutableIsAnInternalErrorNamingIt) {
   EXPECT_NE(process.status().message().find("/nonexistent/crmap"), std::string::npos) << process.status().message();
 }
 
+TEST(PeerProcessTest, WithoutAnExecutableNothingStarts) {
+  Workload workload = testing::MustLoad("dlrm_mlp");
+  auto process = PeerProcess::Start("", workload, {{"batch", 2}}, 1, 0, PeerBaseline{TorchPath::kEager, "Haswell"});
+  EXPECT_EQ(process.status().code(), StatusCode::kInvalidArgument);
+}
+
 TEST(PeerProcessTest, APeerInThisProcessNeedsNoChild) {
   Workload workload = testing::MustLoad("dlrm_mlp");
   auto process = PeerProcess::Start("/bin/true", workload, {{"batch", 2}}, 1, 0, PeerBaseline{});

@@ -53,8 +53,9 @@ TEST(PeerTest, DefaultPeersAreEagerAsInstalledThenTheMatchingCoreThenTheOnednnPa
   EXPECT_EQ(with_linear.front(), PeerBaseline{});
   const BlasInfo& blas = DetectBlas();
   const bool below = blas.openblas && BlasCoreBelowIsa(blas.core, DetectHost().isa);
-  EXPECT_EQ(conv_only.size(), below ? 2u : 1u);  // no linear op: no oneDNN-path peer
-  EXPECT_EQ(with_linear.size(), conv_only.size() + (DetectTorch().mkldnn ? 1 : 0));
+  // A convolution runs on LibTorch's own oneDNN: neither another BLAS core nor the linear oneDNN path applies.
+  EXPECT_EQ(conv_only.size(), 1u);
+  EXPECT_EQ(with_linear.size(), 1u + (below ? 1 : 0) + (DetectTorch().mkldnn ? 1 : 0));
   if (below) {
     EXPECT_FALSE(with_linear[1].blas_core.empty());
   }

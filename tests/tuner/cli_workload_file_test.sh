@@ -44,6 +44,10 @@ expect_bad "train after the file moved" "which no longer exists; pass --workload
 expect_bad "evaluate after the file moved" "$model, which no longer exists" \
   evaluate --policy "$policy" --shapes "batch=4"
 expect_bad "replay after the file moved" "pass --workload PATH" replay --db "$db" --agent random
+run "db stats after the file moved" "$WORK/moved_stats.txt" db stats --db "$db"
+check "db stats warns that the file moved and what to pass" \
+  grep -q "$model, which no longer exists.*pass --workload PATH" "$WORK/moved_stats.txt.err"
+check "db stats falls back to the latest record's fingerprints" grep -q "tiny_mlp .*latest record" "$WORK/moved_stats.txt"
 check "train with --workload PATH to where it moved" bash -c '"$1" train --db "$2" --workload "$3" --out "$4" \
   --critic-epochs 10 --policy-steps 10 >/dev/null' _ "$CRMAP" "$db" "$WORK/models/moved.json" "$WORK/x.policy"
 
@@ -53,7 +57,10 @@ expect_bad "train with a changed file" "was made with" \
   train --db "$db" --workload "$WORK/models/edited.json" --out "$WORK/y.policy"
 expect_bad "evaluate with a changed file" "the workload changed since" \
   evaluate --policy "$policy" --workload "$WORK/models/edited.json" --shapes "batch=4"
-expect_bad "db with a changed file" "was made with" db stats --db "$db" --workload "$WORK/models/edited.json"
+run "db with a changed file" "$WORK/edited_stats.txt" db stats --db "$db" --workload "$WORK/models/edited.json"
+check "db warns that no record matches a changed file" grep -q "was made with .*count as other fingerprints" \
+  "$WORK/edited_stats.txt.err"
+check "db counts its records as other fingerprints" grep -Eq "^tiny_mlp +[0-9]+ +0 +[0-9]+" "$WORK/edited_stats.txt"
 check "a refused train wrote no policy" test ! -e "$WORK/y.policy"
 
 cli_test_finish

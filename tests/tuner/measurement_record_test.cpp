@@ -164,13 +164,18 @@ TEST_F(MeasurementRecordTest, StatusNames) {
 
 TEST_F(MeasurementRecordTest, BaselineRowsAreMarkedAndHaveNoConfigId) {
   CandidateResult r;
-  r.label = "libtorch";
+  r.label = "libtorch[mkldnn,openblas=Haswell]";
   r.is_baseline = true;
+  r.peer = PeerBaseline{TorchPath::kMkldnn, "Haswell"};
   r.latency = {20, 21, 22, 23, 24, 21.5, 0.05, 30};
   r.ratio_to_anchor = {1.7, 1.6, 1.8, 30};
+  r.validated = true;
   Json record = MeasurementRecordJson(workload_, space_, dims_, r, RecordContext{});
+  EXPECT_EQ(record["peer"], Json({{"path", "mkldnn"}, {"openblas_core", "Haswell"}, {"process", "child"}}));
+  r.validated = false;  // --no-validate: a peer other than the reference is not validated either
+  EXPECT_FALSE(MeasurementRecordJson(workload_, space_, dims_, r, RecordContext{}).contains("scaled_error"));
   EXPECT_EQ(record["baseline"], true);
-  EXPECT_EQ(record["config"], "libtorch");
+  EXPECT_EQ(record["config"], "libtorch[mkldnn,openblas=Haswell]");
   EXPECT_FALSE(record.contains("config_id"));
   EXPECT_FALSE(record.contains("peak_bytes"));
   EXPECT_FALSE(record.contains("kernels"));

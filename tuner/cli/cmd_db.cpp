@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -88,11 +89,11 @@ Status LoadDb(const cxxopts::ParseResult& args, Db* out) {
   }
   CRMAP_ASSIGN_OR_RETURN(db.contents, ReadTuningDb(db.path));
   for (const auto& warning : db.contents.warnings) spdlog::warn("{}", warning);
-  if (!only.empty()) {  // a --workload file none of whose records match is another workload of that name
+  if (!only.empty()) {  // a --workload none of whose records match: say so (they count as other fingerprints)
     WorkloadRef ref = RefFromRecords(db.contents.records, only);
     if (!ref.fingerprints.empty() && !ref.fingerprints.count(db.workloads[only].workload_fingerprint)) {
       auto resolved = ResolveWorkload(ref, args["workload"].as<std::string>(), "tuning database " + db.path);
-      if (!resolved.ok()) return resolved.status();
+      if (!resolved.ok()) spdlog::warn("{}; its records count as other fingerprints", resolved.status().message());
     }
   }
   db.total_in_file = db.contents.records.size();
@@ -108,7 +109,11 @@ Status LoadDb(const cxxopts::ParseResult& args, Db* out) {
     const std::string source = RefFromRecords(db.contents.records, r.workload).source;
     const bool builtin = std::find(builtins.begin(), builtins.end(), r.workload) != builtins.end();
     const bool from_file = !source.empty() && source != kBuiltinOrigin;
-    if (builtin || from_file) {
+    if (from_file && !std::filesystem::exists(source)) {
+      spdlog::warn("workload '{}' was tuned from {}, which no longer exists: the fingerprints of its latest record "
+                   "count as current; pass --workload PATH to compare with its file",
+                   r.workload, source);
+    } else if (builtin || from_file) {
       auto workload = LoadWorkload(from_file ? source : r.workload);
       if (workload.ok() && workload->name() == r.workload) {
         auto space = SearchSpace::Build(*workload);

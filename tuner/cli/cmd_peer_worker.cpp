@@ -1,5 +1,7 @@
 // crmap peer-worker: the child side of a LibTorch peer run in its own process (backend/peer_process.h). Not
 // for users: `compare`/`sweep`/`tune` start it when a peer needs another OpenBLAS core type.
+#include <unistd.h>
+
 #include <cstdio>
 
 #include "backend/peer_process.h"
@@ -18,7 +20,8 @@ int RunPeerWorker(int argc, char** argv) {
       ("threads", "LibTorch threads", cxxopts::value<int>()->default_value("1"))
       ("data-seed", "seed of the input values", cxxopts::value<uint64_t>()->default_value("0"))
       ("path", "eager or mkldnn", cxxopts::value<std::string>()->default_value("eager"))
-      ("outputs", "file for the outputs of the first run", cxxopts::value<std::string>());
+      ("outputs", "file for the outputs of the first run", cxxopts::value<std::string>())
+      ("protocol-fd", "file descriptor of the protocol socket", cxxopts::value<int>()->default_value("3"));
   cxxopts::ParseResult args;
   int code = 0;
   if (!ParseOptions(options, argc, argv, &args, &code)) return code;
@@ -40,7 +43,14 @@ int RunPeerWorker(int argc, char** argv) {
     return Fail(Status::InvalidArgument("--path must be eager or mkldnn, got '" + path + "'"));
   spec.path = path == "mkldnn" ? TorchPath::kMkldnn : TorchPath::kEager;
   spec.outputs_path = args["outputs"].as<std::string>();
-  return ServePeerWorker(*workload, spec, stdin, stdout) == 0 ? kExitOk : kExitFailure;
+  const int fd = args["protocol-fd"].as<int>();
+  std::FILE* in = fdopen(fd, "r");
+  std::FILE* out = in ? fdopen(dup(fd), "w") : nullptr;
+  if (!in || !out) return Fail(Status::InvalidArgument("--protocol-fd " + std::to_string(fd) + " is not open"));
+  int served = ServePeerWorker(*workload, spec, in, out);
+  std::fclose(out);
+  std::fclose(in);
+  return served == 0 ? kExitOk : kExitFailure;
 }
 
 }  // namespace crmap::cli

@@ -252,7 +252,7 @@ int RunEvaluate(int argc, char** argv) {
       ("w,workload", "the workload's file, if the policy's recorded one moved (default: the built-in, or the "
                      "file the policy records)", cxxopts::value<std::string>())
       ("force", "evaluate a policy tuned on a host of another CPU ISA (refused otherwise)");
-  AddMeasureOptions(options, 20);
+  AddMeasureOptions(options, 20, /*default_cold_samples=*/1);
   cxxopts::ParseResult args;
   int code = 0;
   if (!ParseOptions(options, argc, argv, &args, &code)) return code;

@@ -47,6 +47,7 @@ int RunSweep(int argc, char** argv) {
   auto baseline = ReadBaselineOption(args, target->workload);
   if (!baseline.ok()) return Fail(baseline.status());
   sweep_options.baselines = *baseline;
+  sweep_options.peer_executable = measure->peer_executable;
   ProgressLine progress(WantsProgress(args));
   sweep_options.on_progress = progress.Callback();
 

@@ -201,10 +201,14 @@ Status RunTask(const TuneTask& task, const TaskSettings& settings, TaskReport* r
       const CandidateResult* torch = nullptr;
       for (size_t i = configs.size(); i < confirmed.size(); ++i) {
         const CandidateResult& peer = confirmed[i];
-        if (peer.status != CandidateStatus::kOk) continue;
         RecordContext baseline_context = record_context;
         baseline_context.agent = "confirm";
         CRMAP_RETURN_IF_ERROR(writer.Append(MeasurementRecordJson(workload, space, s.dims, peer, baseline_context)));
+        if (peer.status != CandidateStatus::kOk) {
+          spdlog::warn("{} at {}: {} ({}); 'vs LibTorch' is quoted against the other peers", peer.label, key,
+                       CandidateStatusName(peer.status), peer.message);
+          continue;
+        }
         if (peer.ratio_to_anchor.rounds > 0 &&
             (!torch || peer.ratio_to_anchor.median < torch->ratio_to_anchor.median))
           torch = &peer;
@@ -308,7 +312,7 @@ int RunTune(int argc, char** argv) {
       ("budget", "measurements the agent may spend", cxxopts::value<int>()->default_value("100"))
       ("campaign", "name recorded with every measurement", cxxopts::value<std::string>());
   AddTaskSettingsOptions(options);
-  AddMeasureOptions(options, 10);
+  AddMeasureOptions(options, 10, /*default_cold_samples=*/1);
   cxxopts::ParseResult args;
   int code = 0;
   if (!ParseOptions(options, argc, argv, &args, &code)) return code;
@@ -358,7 +362,7 @@ int RunCampaign(int argc, char** argv) {
       ("spec", "campaign spec (docs/campaign-spec.md); default: the built-in spec", cxxopts::value<std::string>())
       ("print-default-spec", "print the built-in spec and exit");
   AddTaskSettingsOptions(options);
-  AddMeasureOptions(options, 10);
+  AddMeasureOptions(options, 10, /*default_cold_samples=*/1);
   cxxopts::ParseResult args;
   int code = 0;
   if (!ParseOptions(options, argc, argv, &args, &code)) return code;

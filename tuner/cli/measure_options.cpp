@@ -6,14 +6,14 @@
 
 namespace crmap::cli {
 
-void AddMeasureOptions(cxxopts::Options& options, int default_rounds) {
+void AddMeasureOptions(cxxopts::Options& options, int default_rounds, int default_cold_samples) {
   options.add_options("measurement")
       ("rounds", "interleaved timed rounds", cxxopts::value<int>()->default_value(std::to_string(default_rounds)))
       ("warmup", "untimed runs per candidate before the rounds", cxxopts::value<int>()->default_value("3"))
       ("warm-calls", "untimed calls of a candidate right before each of its timed samples",
        cxxopts::value<int>()->default_value("1"))
       ("cold-samples", "samples per candidate after the process idled (cold thread team); 0: none",
-       cxxopts::value<int>()->default_value("5"))
+       cxxopts::value<int>()->default_value(std::to_string(default_cold_samples)))
       ("timeout-ms", "drop a candidate whose single run exceeds this", cxxopts::value<double>()->default_value("10000"))
       ("memory-budget", "peak plan bytes allowed (default: the workload's budget)", cxxopts::value<int64_t>())
       ("allow-reference-kernels", "accept oneDNN's reference (ref:) compute kernels, 100-1000x slower")
@@ -25,6 +25,7 @@ void AddMeasureOptions(cxxopts::Options& options, int default_rounds) {
 
 Result<SessionOptions> ReadMeasureOptions(const cxxopts::ParseResult& args) {
   SessionOptions options;
+  options.peer_executable = "/proc/self/exe";  // peers in a child process run `crmap peer-worker`
   options.measure.rounds = args["rounds"].as<int>();
   options.measure.warmup = args["warmup"].as<int>();
   options.measure.timeout_ms = args["timeout-ms"].as<double>();

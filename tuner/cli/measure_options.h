@@ -10,7 +10,9 @@
 
 namespace crmap::cli {
 
-void AddMeasureOptions(cxxopts::Options& options, int default_rounds);
+// `default_cold_samples`: cold-team samples per candidate (measure, compare, sweep: 5; campaigns, which measure
+// hundreds of candidates, 1 — enough to store an estimate of each config's cold cost).
+void AddMeasureOptions(cxxopts::Options& options, int default_rounds, int default_cold_samples = 5);
 // InvalidArgument names a flag outside its allowed range.
 Result<SessionOptions> ReadMeasureOptions(const cxxopts::ParseResult& args);
 // The record context of a CLI run: agent `agent`, the input data seed of `options`.

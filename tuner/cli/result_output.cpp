@@ -46,7 +46,10 @@ std::string VersionText() {
 namespace {
 
 std::string Label(const SearchSpace& space, const CandidateResult& r) {
-  return r.is_baseline ? r.label + " (f32)" : ShortConfigLabel(space, r.config);
+  if (!r.is_baseline) return ShortConfigLabel(space, r.config);
+  // Say how the peer ran: the BLAS core its linear used.
+  const std::string core = r.peer.in_process() ? DetectBlas().core : r.peer.blas_core;
+  return r.label + " (f32" + (core.empty() ? "" : ", OpenBLAS " + core) + ")";
 }
 
 }  // namespace
@@ -64,8 +67,9 @@ std::string RenderComparison(const SearchSpace& space, const std::vector<Candida
       row.insert(row.end(), {Format("%.1f", r.latency.median_us), Format("%.1f", r.latency.p95_us),
                              Format("%.1f", r.latency.p99_us),
                              r.cold_latency.rounds > 0 ? Format("%.1f", r.cold_latency.median_us) : "-", speedup,
-                             r.validated || r.is_baseline ? Format("%.1e", r.error.scaled) : "-",
-                             r.validated || r.is_baseline ? Format("%.1e", r.error.max_abs) : "-",
+                             r.validated ? Format("%.1e", r.error.scaled) : "-",
+                             r.validated ? Format("%.1e", r.error.max_rel) : "-",
+                             r.validated ? Format("%.1e", r.error.max_abs) : "-",
                              r.is_baseline ? "-" : HumanBytes(r.plan.peak_bytes)});
     } else {
       notes += Format("  #%zu %s: %s\n", i, CandidateStatusName(r.status), r.message.c_str());

@@ -1,6 +1,9 @@
 #include "tuner/hook/host_isa.h"
 
+#if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
+#define CRMAP_HAVE_CPUID 1
+#endif
 
 #include <algorithm>
 #include <cctype>
@@ -41,16 +44,21 @@ bool Supported(const CpuFeatures& f, size_t level) {
   return false;
 }
 
+#ifdef CRMAP_HAVE_CPUID
 uint64_t Xcr0() {
   uint32_t eax = 0, edx = 0;
   __asm__ volatile("xgetbv" : "=a"(eax), "=d"(edx) : "c"(0));
   return (static_cast<uint64_t>(edx) << 32) | eax;
 }
+#endif
 
 }  // namespace
 
 CpuFeatures DetectCpuFeatures() {
   CpuFeatures f;
+#ifndef CRMAP_HAVE_CPUID
+  return f;  // not x86: no oneDNN x64 ISA; every policy records one, so none is taken for this host's
+#else
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
   if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return f;
   f.sse41 = ecx & (1u << 19);
@@ -77,6 +85,7 @@ CpuFeatures DetectCpuFeatures() {
     f.avx512_bf16 = eax & (1u << 5);
   }
   return f;
+#endif
 }
 
 std::string EffectiveIsa(const CpuFeatures& features, const std::string& max_isa) {

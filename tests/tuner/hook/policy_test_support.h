@@ -52,8 +52,8 @@ inline PolicyFile PolicySkeleton(TestWorkload workload) {
   switch (workload) {
     case TestWorkload::kDlrmMlp:
       f.workload = "dlrm_mlp";
-      f.workload_fingerprint = "3c7963e94af549a6";
-      f.space_fingerprint = "3cfdd9e664bb2609";
+      f.workload_fingerprint = "d8ba560ff601b4ea";
+      f.space_fingerprint = "fcc4c33d5ac5594f";
       f.dims = {{"batch", 1, 2048}};
       fusion = {{"fuse.fc1", true, {"none", "bias", "bias+relu"}, 0},
                 {"fuse.fc2", true, {"none", "bias", "bias+relu"}, 0},
