@@ -71,16 +71,6 @@ bool SameCore(const std::string& a, const std::string& b) {
   return true;
 }
 
-class ModelRunnable : public Runnable {
- public:
-  explicit ModelRunnable(TorchReference* model) : model_(model) {}
-  void Prepare() override { model_->SetThreads(); }
-  Status RunOnce() override { return model_->Run(); }
-
- private:
-  TorchReference* model_;
-};
-
 }  // namespace
 
 Result<std::unique_ptr<PeerProcess>> PeerProcess::Start(const std::string& executable, const Workload& workload,
@@ -263,7 +253,7 @@ int ServePeerWorker(const Workload& workload, const PeerWorkerSpec& spec, std::F
   std::fprintf(out, "ready %s\n", blas.core.empty() ? "none" : blas.core.c_str());
   std::fflush(out);
 
-  ModelRunnable runnable(model->get());
+  TorchRunnable runnable(model->get());
   SteadyClock clock;
   CpuTimeIdleWaiter idle;
   char line[256];

@@ -31,6 +31,17 @@
 
 namespace crmap {
 
+// A LibTorch model in this process as a Runnable (Prepare restores its thread count outside timing).
+class TorchRunnable : public Runnable {
+ public:
+  explicit TorchRunnable(TorchReference* model) : model_(model) {}
+  void Prepare() override { model_->SetThreads(); }
+  Status RunOnce() override { return model_->Run(); }
+
+ private:
+  TorchReference* model_;
+};
+
 class PeerProcess : public Runnable {
  public:
   static constexpr int kProtocolFd = 3;

@@ -33,15 +33,6 @@ class PlanRunnable : public Runnable {
   Plan* plan_;
 };
 
-class TorchRunnable : public Runnable {
- public:
-  explicit TorchRunnable(TorchReference* model) : model_(model) {}
-  void Prepare() override { model_->SetThreads(); }
-  Status RunOnce() override { return model_->Run(); }
-
- private:
-  TorchReference* model_;
-};
 
 CandidateStatus StatusFor(const Status& status) {
   switch (status.code()) {
