@@ -8,7 +8,7 @@
 #include "common/hash.h"
 #include "datasets/catalog.h"
 #include "search_space/features.h"
-#include "tuner/hook/policy_model.h"
+#include "runtime/hook/policy_model.h"
 #include "tuner/measurement_record.h"
 #include "tuner/replay_evaluator.h"
 

@@ -15,7 +15,7 @@
 
 #include "common/workload.h"
 #include "search_space/search_space.h"
-#include "tuner/hook/policy_file.h"
+#include "runtime/hook/policy_file.h"
 #include "tuner/tuning_db.h"
 
 namespace crmap {

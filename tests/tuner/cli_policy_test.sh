@@ -3,7 +3,7 @@
 # shapes, 24 random measurements of 1 round), and their bad input: a truncated policy, an unknown dim, a policy
 # without tuned shapes given to evaluate, an option out of range. Bad input: exit status 2 and one
 # "crmap: error:" line naming the problem.
-# Usage: cli_policy_test.sh path/to/crmap path/to/write_test_policy (tests/tuner/hook/write_test_policy.cpp)
+# Usage: cli_policy_test.sh path/to/crmap path/to/write_test_policy (tests/runtime/hook/write_test_policy.cpp)
 set -u
 source "$(dirname "$0")/cli_test_lib.sh"
 cli_test_init cli_policy "${1:-}"

@@ -1,4 +1,4 @@
-// write_test_policy: writes a synthetic, valid policy file (tests/tuner/hook/policy_test_support.h) for tests
+// write_test_policy: writes a synthetic, valid policy file (tests/runtime/hook/policy_test_support.h) for tests
 // that need one at test time without training (the C example's ctest) and for regenerating the fuzz corpus.
 //
 //   write_test_policy [--empty-table] OUT [dlrm_mlp|bert_ffn|bert_attention] [SEED] [HIDDEN]
@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "tests/tuner/hook/policy_test_support.h"
+#include "tests/runtime/hook/policy_test_support.h"
 
 int main(int argc, char** argv) {
   const char* program = argv[0];

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The runtime hook stays light: libcrmap_hook.so must not need LibTorch (libtorch*, libc10*), oneDNN (libdnnl)
 # or any other crmap library, must export every function of the C API (other exports are reported as a
-# warning), and no source under tuner/hook/ may include LibTorch, ATen, oneDNN or nlohmann headers.
+# warning), and no source under runtime/ may include LibTorch, ATen, oneDNN or nlohmann headers (the README's
+# dependency rule; CMakeLists.txt checks the same rule on the targets' link libraries at configure time).
 #
 #   hook_dependencies_test.sh path/to/libcrmap_hook.so
 set -euo pipefail
@@ -45,17 +46,17 @@ others=$(grep -cv '^crmap_\|^_init$\|^_fini$' <<< "$exported" || true)
 [ "$others" -eq 0 ] || fail "$self also exports $others non-API symbols (C++ internals), e.g. \
 $(grep -v '^crmap_\|^_init$\|^_fini$' <<< "$exported" | head -3 | tr '\n' ' ')"
 
-# Sources: no LibTorch, ATen, oneDNN or nlohmann includes anywhere under tuner/hook/.
+# Sources: no LibTorch, ATen, oneDNN or nlohmann includes anywhere under runtime/.
 includes=$(grep -rnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"](torch/|ATen/|oneapi/dnnl|dnnl\.hpp|dnnl\.h|nlohmann)' \
-  "$root/tuner/hook" || true)
-[ -z "$includes" ] || fail "forbidden includes under tuner/hook/:"$'\n'"$includes"
-# The library and the example use no crmap header outside tuner/hook/ but common/status.h, common/atomic_file.h,
-# common/hash.h and search_space/feature_math.h (which include none of those). tuner/hook/bench/, a benchmark that runs LibTorch
-# next to the hook, is not part of the library.
-crmap_includes=$(find "$root/tuner/hook" -path "$root/tuner/hook/bench" -prune -o -type f -print |
+  "$root/runtime" || true)
+[ -z "$includes" ] || fail "forbidden includes under runtime/:"$'\n'"$includes"
+# The library and the example use no crmap header outside runtime/hook/ but common/status.h, common/atomic_file.h,
+# common/hash.h and search_space/feature_math.h (which include none of those). The decide benchmark, which runs
+# LibTorch next to the hook, lives on the offline side (tuner/bench/).
+crmap_includes=$(find "$root/runtime/hook" -type f -print |
   xargs grep -hoE '#[[:space:]]*include[[:space:]]*"[^"]+"' | sed 's/.*"\(.*\)"/\1/' |
-  sort -u | grep -vE '^(tuner/hook/|common/status\.h$|common/atomic_file\.h$|common/hash\.h$|search_space/feature_math\.h$)' || true)
-[ -z "$crmap_includes" ] || fail "tuner/hook/ includes crmap headers outside the hook's allowed set: $crmap_includes"
+  sort -u | grep -vE '^(runtime/hook/|common/status\.h$|common/atomic_file\.h$|common/hash\.h$|search_space/feature_math\.h$)' || true)
+[ -z "$crmap_includes" ] || fail "runtime/hook/ includes crmap headers outside the hook's allowed set: $crmap_includes"
 
 if [ "$failures" -ne 0 ]; then
   echo "hook_dependencies_test: $failures failure(s)" >&2

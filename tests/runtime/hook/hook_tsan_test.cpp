@@ -15,9 +15,9 @@
 #include <thread>
 #include <vector>
 
-#include "tests/tuner/hook/policy_test_support.h"
-#include "tuner/hook/crmap_hook.h"
-#include "tuner/hook/policy_model.h"
+#include "tests/runtime/hook/policy_test_support.h"
+#include "runtime/hook/crmap_hook.h"
+#include "runtime/hook/policy_model.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "tuner/hook/policy_model.h"
+#include "runtime/hook/policy_model.h"
 
 #include <algorithm>
 #include <cmath>

@@ -20,8 +20,8 @@
 #include "agents/policy_network.h"
 #include "datasets/catalog.h"
 #include "search_space/features.h"
-#include "tuner/hook/crmap_hook.h"
-#include "tuner/hook/policy_file.h"
+#include "runtime/hook/crmap_hook.h"
+#include "runtime/hook/policy_file.h"
 
 namespace {
 

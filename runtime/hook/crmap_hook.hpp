@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "tuner/hook/crmap_hook.h"
+#include "runtime/hook/crmap_hook.h"
 
 namespace crmap {
 

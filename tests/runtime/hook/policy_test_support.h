@@ -5,7 +5,7 @@
 // (policy_file_test checks both against the real classes). MakeSyntheticPolicy() fills in random finite
 // weights from a seeded std::mt19937, a small table of tuned shapes and a fallback: a file that
 // ValidatePolicyFile accepts and PolicyModel can answer from. The helpers depend only on the codec
-// (tuner/hook/policy_file.h), so the ThreadSanitizer test, the fuzz corpus writer and the example's test
+// (runtime/hook/policy_file.h), so the ThreadSanitizer test, the fuzz corpus writer and the example's test
 // policy writer use them too. Pure functions apart from the temp-file helpers; no gtest.
 #pragma once
 
@@ -24,8 +24,8 @@
 #include <vector>
 
 #include "common/hash.h"
-#include "tuner/hook/host_isa.h"
-#include "tuner/hook/policy_file.h"
+#include "runtime/hook/host_isa.h"
+#include "runtime/hook/policy_file.h"
 
 namespace crmap::testing {
 

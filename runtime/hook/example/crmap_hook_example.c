@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "tuner/hook/crmap_hook.h"
+#include "runtime/hook/crmap_hook.h"
 
 static const char* SourceName(int32_t source) {
   switch (source) {

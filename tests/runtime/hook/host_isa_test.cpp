@@ -1,4 +1,4 @@
-#include "tuner/hook/host_isa.h"
+#include "runtime/hook/host_isa.h"
 
 #include <gtest/gtest.h>
 

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "common/hash.h"
-#include "tuner/hook/policy_file.h"
-#include "tuner/hook/policy_model.h"
+#include "runtime/hook/policy_file.h"
+#include "runtime/hook/policy_model.h"
 
 namespace {
 

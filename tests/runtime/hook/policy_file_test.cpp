@@ -1,4 +1,4 @@
-#include "tuner/hook/policy_file.h"
+#include "runtime/hook/policy_file.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -13,7 +13,7 @@
 
 #include "search_space/features.h"
 #include "tests/test_support.h"
-#include "tests/tuner/hook/policy_test_support.h"
+#include "tests/runtime/hook/policy_test_support.h"
 
 // Records the largest single allocation, so the absurd-size tests can check that the decoder never allocates
 // what a size field claims before checking that the input holds it, and counts allocations, so hook_test.cpp

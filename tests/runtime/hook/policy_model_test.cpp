@@ -1,4 +1,4 @@
-#include "tuner/hook/policy_model.h"
+#include "runtime/hook/policy_model.h"
 
 #include <ATen/Parallel.h>  // the test sets LibTorch's thread count (the hook itself never includes LibTorch)
 #include <gtest/gtest.h>
@@ -15,7 +15,7 @@
 #include "search_space/feature_math.h"
 #include "search_space/features.h"
 #include "tests/test_support.h"
-#include "tests/tuner/hook/policy_test_support.h"
+#include "tests/runtime/hook/policy_test_support.h"
 #include "tuner/policy_trainer.h"
 #include "tuner/replay_evaluator.h"
 

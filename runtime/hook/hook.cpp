@@ -6,7 +6,7 @@
 // counter of the previous parity to drain, and only then frees the old generation — the two-phase grace
 // period of userspace RCU, so no reader can still hold it. Readers take no lock and never wait.
 // The per-shape cache is a table of seqlocked slots; decision ids index a ring of predictions for observe.
-#include "tuner/hook/crmap_hook.h"
+#include "runtime/hook/crmap_hook.h"
 
 #include <algorithm>
 #include <atomic>
@@ -19,8 +19,8 @@
 #include <string>
 #include <thread>
 
-#include "tuner/hook/host_isa.h"
-#include "tuner/hook/policy_model.h"
+#include "runtime/hook/host_isa.h"
+#include "runtime/hook/policy_model.h"
 
 namespace {
 

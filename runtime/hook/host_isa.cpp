@@ -1,4 +1,4 @@
-#include "tuner/hook/host_isa.h"
+#include "runtime/hook/host_isa.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "common/status.h"
-#include "tuner/hook/policy_file.h"
+#include "runtime/hook/policy_file.h"
 
 namespace crmap {
 

@@ -1,4 +1,4 @@
-#include "tuner/hook/policy_file.h"
+#include "runtime/hook/policy_file.h"
 
 #include <algorithm>
 #include <cmath>
