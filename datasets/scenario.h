@@ -2,7 +2,7 @@
 //
 // Each phase runs for a duration at a request rate and draws request shapes from its own ShapeDistribution;
 // phases follow each other back to back, so the shape distribution changes abruptly at each phase boundary.
-// That is where the runtime's drift detection and adaptation are judged (DESIGN.md, "runtime adaptation
+// That is where the runtime's drift detection and adaptation are judged (docs/design.md, "runtime adaptation
 // gain"). `streams` is the number of independent request sources (clients) sharing the server; a trace
 // (trace.h) assigns each request to one of them. The file format is documented in docs/dataset-formats.md.
 //

@@ -1,5 +1,5 @@
 // Measurement record: one measured (workload, dims, config) as the JSON object the tuning database stores
-// one per line (DESIGN.md "Measurement record"): format version, workload and space fingerprints, dims,
+// one per line (docs/design.md "Measurement record"): format version, workload and space fingerprints, dims,
 // config (canonical string and id), status, latency statistics, ratio to the batch's anchor, peak bytes,
 // max error, the oneDNN kernels, the host, and who measured it (agent, campaign, seed, time).
 // Pure functions; thread-safe.

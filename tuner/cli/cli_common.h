@@ -1,5 +1,5 @@
 // Shared pieces of the `crmap` command-line tool: exit codes, error reporting, option parsing helpers,
-// atomic output files and a progress line. Only the CLI prints and chooses exit codes (DESIGN.md).
+// atomic output files and a progress line. Only the CLI prints and chooses exit codes (docs/design.md).
 #pragma once
 
 #include <chrono>
