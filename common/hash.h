@@ -12,14 +12,19 @@
 namespace crmap {
 
 constexpr uint64_t kFnvOffsetBasis = 0xcbf29ce484222325ULL;
+constexpr uint64_t kFnvPrime = 0x100000001b3ULL;
 
 inline uint64_t Fnv1a64(std::string_view bytes, uint64_t hash = kFnvOffsetBasis) {
   for (unsigned char c : bytes) {
     hash ^= c;
-    hash *= 0x100000001b3ULL;
+    hash *= kFnvPrime;
   }
   return hash;
 }
+
+// One FNV-1a step over a whole 64-bit word (not byte by byte): a fast hash of small integer arrays, for
+// in-memory tables only (it is not the file format's checksum).
+inline uint64_t FnvMixWord(uint64_t hash, uint64_t word) { return (hash ^ word) * kFnvPrime; }
 
 // Mixes a 64-bit value into a well-distributed seed (splitmix64 finaliser).
 inline uint64_t MixSeed(uint64_t x) {

@@ -1,3 +1,4 @@
+#include "common/strings.h"
 #include "common/workload.h"
 
 #include <algorithm>
@@ -13,13 +14,6 @@ namespace crmap {
 namespace {
 
 constexpr const char* kWorkloadFormat = "crmap.workload/1";
-
-std::string Trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return "";
-  size_t e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
 
 bool IsIdentifier(const std::string& s) {
   if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;

@@ -7,6 +7,7 @@
 #include <random>
 #include <unistd.h>
 
+#include "common/atomic_file.h"
 #include "common/hash.h"
 #include "common/json_fields.h"
 #include "datasets/catalog.h"
@@ -20,14 +21,14 @@ uint64_t PhaseSeed(uint64_t seed, size_t phase, uint64_t purpose) {
   return MixSeed(MixSeed(seed) + 3 * static_cast<uint64_t>(phase) + purpose);
 }
 
+// One line of the file, keys in the documented order.
 std::string RequestLine(const TraceRequest& request) {
-  Json dims(request.dims);
-  return "{\"t_us\":" + Json(request.arrival_us).dump() + ",\"dims\":" + dims.dump() +
-         ",\"stream\":" + std::to_string(request.stream) + ",\"phase\":" + std::to_string(request.phase) + "}\n";
-}
-
-Status IoError(const std::string& what, const std::string& path) {
-  return Status::InvalidArgument("cannot " + what + " " + path + ": " + std::strerror(errno));
+  nlohmann::ordered_json line;
+  line["t_us"] = request.arrival_us;
+  line["dims"] = Json(request.dims);
+  line["stream"] = request.stream;
+  line["phase"] = request.phase;
+  return line.dump() + "\n";
 }
 
 Result<int> GetSmallCount(const Json& json, const std::string& key, const std::string& where) {
@@ -89,23 +90,9 @@ std::vector<TraceRequest> GenerateTrace(const Scenario& scenario, uint64_t seed)
 
 Status WriteTraceJsonl(const std::string& path, const std::vector<TraceRequest>& trace) {
   if (path.empty()) return Status::InvalidArgument("trace path is empty");
-  std::string tmp = path + ".tmp";
-  FILE* file = std::fopen(tmp.c_str(), "wb");
-  if (!file) return IoError("create", tmp);
-  bool ok = true;
-  for (const auto& request : trace) {
-    std::string line = RequestLine(request);
-    if (std::fwrite(line.data(), 1, line.size(), file) != line.size()) {
-      ok = false;
-      break;
-    }
-  }
-  Status status;
-  if (!ok || std::fflush(file) != 0 || fsync(fileno(file)) != 0) status = IoError("write", tmp);
-  if (std::fclose(file) != 0 && status.ok()) status = IoError("close", tmp);
-  if (status.ok() && std::rename(tmp.c_str(), path.c_str()) != 0) status = IoError("rename " + tmp + " to", path);
-  if (!status.ok()) std::remove(tmp.c_str());
-  return status;
+  std::string text;
+  for (const auto& request : trace) text += RequestLine(request);
+  return WriteFileAtomically(path, text);
 }
 
 Result<std::vector<TraceRequest>> ReadTraceJsonl(const std::string& path, const Workload& workload) {

@@ -37,8 +37,8 @@ struct TraceRequest {
 // All requests of the scenario, sorted by arrival time (non-decreasing). Deterministic for a seed.
 std::vector<TraceRequest> GenerateTrace(const Scenario& scenario, uint64_t seed);
 
-// Writes the trace as JSON Lines to `path`. Writes `path`.tmp first and renames it over `path`, so `path`
-// is either left as it was or holds the complete trace; the temporary file is removed on failure.
+// Writes the trace as JSON Lines to `path` atomically (common/atomic_file.h): `path` is either left as it was
+// or holds the complete trace.
 Status WriteTraceJsonl(const std::string& path, const std::vector<TraceRequest>& trace);
 
 // Reads a JSON Lines trace and checks every request's dims against `workload` (CheckDims). NotFound if the

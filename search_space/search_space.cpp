@@ -1,3 +1,4 @@
+#include "common/strings.h"
 #include "search_space/search_space.h"
 
 #include <algorithm>
@@ -10,13 +11,6 @@
 namespace crmap {
 
 namespace {
-
-std::string Trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return "";
-  size_t e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
 
 std::vector<std::string> ThreadValues(int max_threads) {
   std::vector<std::string> values;

@@ -10,13 +10,14 @@
 #include "search_space/features.h"
 #include "runtime/hook/policy_model.h"
 #include "tuner/measurement_record.h"
+#include "tuner/config_scores.h"
 #include "tuner/replay_evaluator.h"
 
 namespace crmap {
 
 namespace {
 
-// Speedups over the default per config and shape (ok records), and the configs that failed anywhere.
+// Speedups over the default per config and shape (config_scores.h), and the configs that failed anywhere.
 struct Scores {
   std::map<std::string, std::map<std::string, double>> speedup;  // config -> shape -> speedup
   std::map<std::string, Config> configs;
@@ -25,13 +26,12 @@ struct Scores {
 
 Scores Collect(const SearchSpace& space, const std::vector<TuningRecord>& records) {
   Scores scores;
-  for (const auto& [candidate, evaluation] : ObservationsFromRecords(space, records)) {
-    std::string key = space.ToString(candidate.config);
-    scores.configs.emplace(key, candidate.config);
-    if (evaluation.ok() && evaluation.speedup > 0)
-      scores.speedup[key].emplace(DimsToText(candidate.dims), evaluation.speedup);
-    else
-      scores.failed.insert(key);
+  for (const auto& [dims, shape] : ScoreConfigs(space, records)) {
+    for (const auto& [key, score] : shape.configs) {
+      scores.configs.emplace(key, *space.Parse(key));
+      if (score.failed > 0) scores.failed.insert(key);
+      if (score.ran() && score.speedup > 0) scores.speedup[key].emplace(DimsToText(dims), score.speedup);
+    }
   }
   return scores;
 }
@@ -164,7 +164,8 @@ Result<PolicyFile> TrainPolicy(const Workload& workload, const SearchSpace& spac
   file.critic.layer2 = Layer(critic[2], critic[3]);
   file.critic.layer3 = Layer(critic[4], critic[5]);
 
-  // The table of tuned shapes and the latency model of the default config.
+  // The table of tuned shapes (each with its best config by the rule of config_scores.h) and the latency model
+  // of the default config.
   std::vector<std::vector<float>> x;
   std::vector<double> y;
   for (const Dims& dims : shapes) {

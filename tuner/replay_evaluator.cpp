@@ -2,34 +2,30 @@
 
 #include <cmath>
 
+#include "tuner/config_scores.h"
+
 namespace crmap {
 
 std::vector<std::pair<Candidate, Evaluation>> ObservationsFromRecords(const SearchSpace& space,
                                                                       const std::vector<TuningRecord>& records) {
+  const std::map<Dims, ShapeScores> scores = ScoreConfigs(space, records);
   const std::string anchor = space.ToString(space.Default());
-  std::map<std::string, double> default_median;
-  for (const auto& r : records)
-    if (!r.baseline && r.config == anchor && r.status == "ok" && !default_median.count(DimsToText(r.dims)))
-      default_median[DimsToText(r.dims)] = r.median_us;
+  auto is_default = [&](const std::string& config) { return config == anchor; };
   std::vector<std::pair<Candidate, Evaluation>> observations;
   for (const auto& r : records) {
     if (r.baseline) continue;
     auto config = space.Parse(r.config);
     if (!config.ok()) continue;  // a config of another space version: not replayable
-    const std::string shape = DimsToText(r.dims);
     Evaluation e;
     e.status = EvalStatusFromName(r.status);
     e.message = r.message;
     if (e.ok()) {
       e.median_us = r.median_us;
       e.p99_us = r.p99_us;
-      if (r.config == anchor) {
-        e.speedup = 1.0;
-      } else if (r.anchor == anchor && std::isfinite(r.ratio_to_anchor) && r.ratio_to_anchor > 0) {
-        e.speedup = 1.0 / r.ratio_to_anchor;
-      } else if (default_median.count(shape) && r.median_us > 0) {
-        e.speedup = default_median[shape] / r.median_us;
-      }
+      auto shape = scores.find(r.dims);
+      bool in_run = false;
+      double speedup = RecordSpeedup(r, is_default, shape->second.default_median_us, &in_run);
+      if (std::isfinite(speedup)) e.speedup = speedup;
     }
     observations.push_back({{r.dims, *config}, e});
   }
@@ -38,18 +34,26 @@ std::vector<std::pair<Candidate, Evaluation>> ObservationsFromRecords(const Sear
 
 ReplayEvaluator::ReplayEvaluator(const SearchSpace& space, const std::vector<TuningRecord>& records)
     : space_(space) {
-  for (const auto& [candidate, e] : ObservationsFromRecords(space, records)) {
-    const std::string shape = DimsToText(candidate.dims);
-    const Config* config = &candidate.config;
-    std::string key = CandidateKey(space, candidate);
-    if (table_.count(key)) continue;  // the first measurement of a candidate is the one replayed
-    table_[key] = e;
-    ++configs_at_[shape];
-    if (*config == space.Default() && e.ok()) shapes_[shape] = candidate.dims;
-    if (e.ok() && e.speedup > 0) {
-      auto [it, inserted] = oracle_.try_emplace(shape, e.speedup, *config);
-      if (!inserted && e.speedup > it->second.first) it->second = {e.speedup, *config};
+  for (const auto& [dims, shape] : ScoreConfigs(space, records)) {
+    const std::string key = DimsToText(dims);
+    for (const auto& [text, score] : shape.configs) {
+      Config config = *space.Parse(text);
+      Evaluation e;
+      if (score.ran()) {
+        e.status = EvalStatus::kOk;
+        e.median_us = score.median_us;
+        e.p99_us = score.p99_us;
+        if (std::isfinite(score.speedup)) e.speedup = score.speedup;
+      } else {
+        e.status = EvalStatusFromName(score.failure_status);
+        e.message = score.failure_message;
+      }
+      table_[CandidateKey(space, {dims, config})] = e;
+      ++configs_at_[key];
+      if (config == space.Default() && score.ran()) shapes_[key] = dims;
     }
+    if (const ConfigScore* best = shape.Best(); best && std::isfinite(best->speedup) && best->speedup > 0)
+      oracle_[key] = {best->speedup, *space.Parse(best->config)};
   }
 }
 

@@ -1,10 +1,11 @@
 // ReplayEvaluator: answers from a tuning database instead of measuring: deterministic, instant, and
 // identical for every agent, which is what comparing agents needs (experiments/agent_efficiency).
 //
-// Built from the records of one workload and space, typically an exhaustive `grid` campaign. A candidate's
-// speedup is 1 / its per-round ratio to the default config when it was measured with the default as anchor,
-// else the default's median / its median at the same dims. A candidate the database does not hold evaluates to
-// EvalStatus::kError ("not in the database") and is counted in misses(). Not thread-safe.
+// Built from the records of one workload and space, typically an exhaustive `grid` campaign. A candidate
+// evaluates to its score by the one rule of config_scores.h (its speedup over the default, median latency and
+// p99 over its records; a config that never ran answers with its first failure); the oracle of a shape is that
+// rule's best config. A candidate the database does not hold evaluates to EvalStatus::kError ("not in the
+// database") and is counted in misses(). Not thread-safe.
 #pragma once
 
 #include <map>
@@ -45,9 +46,9 @@ class ReplayEvaluator : public Evaluator {
 
 namespace crmap {
 
-// The records as (candidate, evaluation) observations in file order, with speedups computed as
-// ReplayEvaluator does: what a resumed campaign replays into its agent. Baseline rows and configs the space
-// cannot parse are left out.
+// The records as (candidate, evaluation) observations in file order, each with its own speedup by the rule of
+// config_scores.h (RecordSpeedup): what a resumed campaign replays into its agent. Baseline rows and configs
+// the space cannot parse are left out.
 std::vector<std::pair<Candidate, Evaluation>> ObservationsFromRecords(const SearchSpace& space,
                                                                       const std::vector<TuningRecord>& records);
 

@@ -19,6 +19,7 @@
 #include <string>
 #include <thread>
 
+#include "common/hash.h"
 #include "runtime/hook/host_isa.h"
 #include "runtime/hook/policy_model.h"
 
@@ -78,8 +79,8 @@ struct HookState {
   std::unique_ptr<CacheSlot[]> cache{new CacheSlot[kCacheSlots]};
 
   static size_t SlotOf(const int64_t* dims, size_t n) {
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (size_t i = 0; i < n; ++i) h = (h ^ static_cast<uint64_t>(dims[i])) * 0x100000001b3ULL;
+    uint64_t h = crmap::kFnvOffsetBasis;
+    for (size_t i = 0; i < n; ++i) h = crmap::FnvMixWord(h, static_cast<uint64_t>(dims[i]));
     return static_cast<size_t>(h ^ (h >> 29)) & (kCacheSlots - 1);
   }
 

@@ -1,0 +1,73 @@
+// ConfigScores: the one rule that says how fast each measured config is at each shape, from a tuning database's
+// records. `db best`, the replay evaluator, the policy trainer (its table, static plan and fallback) and
+// `evaluate` all rank by it, so two commands never disagree about which config is best.
+//
+// The rule, per shape:
+//   - a record's speedup over the default config: 1 for the default itself; 1 / ratio_to_anchor when it was
+//     measured in the same rounds as the default (its anchor); otherwise the median latency of the default's ok
+//     records at that shape / the record's median latency (a ratio across runs: weaker evidence);
+//   - a config's speedup: the median of its ok records' speedups; its basis is "in run" when every one of them
+//     was, else "across runs"; its median and p99 latency: the medians over its ok records;
+//   - a config with no ok record at the shape failed there (its first failure's status and message are kept);
+//   - the best config: a known speedup over none, then the larger speedup, then the smaller median latency.
+// Baseline (peer) rows are not configs and are left out. Pure functions; thread-safe.
+#pragma once
+
+#include <functional>
+#include <limits>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "search_space/search_space.h"
+#include "tuner/tuning_db.h"
+
+namespace crmap {
+
+enum class SpeedupBasis { kNone, kInRun, kAcrossRuns };
+// "in_batch_ratio", "ratio_of_medians", "none" (the names `crmap db best --json` prints).
+const char* SpeedupBasisName(SpeedupBasis basis);
+
+struct ConfigScore {
+  std::string config;  // the canonical string, as recorded
+  double speedup = std::numeric_limits<double>::quiet_NaN();
+  double median_us = std::numeric_limits<double>::quiet_NaN();
+  double p99_us = std::numeric_limits<double>::quiet_NaN();
+  SpeedupBasis basis = SpeedupBasis::kNone;
+  size_t ok = 0;      // ok records
+  size_t failed = 0;  // records of any other status
+  std::string failure_status, failure_message;  // of its first failed record
+
+  bool ran() const { return ok > 0; }
+};
+
+// a ranks before b (see the rule above).
+bool BetterScore(const ConfigScore& a, const ConfigScore& b);
+
+struct ShapeScores {
+  Dims dims;
+  size_t records = 0;  // of configs (baselines excluded)
+  size_t ok = 0;
+  double default_median_us = std::numeric_limits<double>::quiet_NaN();  // NaN: the default never ran here
+  std::map<std::string, ConfigScore> configs;  // by config string
+
+  // The best config that ran, or nullptr.
+  const ConfigScore* Best() const;
+  const ConfigScore* Find(const std::string& config) const;
+};
+
+// Whether a recorded config string is the workload's default config.
+using DefaultPredicate = std::function<bool(const std::string& config)>;
+
+// Scores by shape (ordered by dims) over `records`, which should all be of one workload and space.
+std::map<Dims, ShapeScores> ScoreConfigs(const std::vector<const TuningRecord*>& records,
+                                        const DefaultPredicate& is_default);
+// The same with `space`'s default config; records whose config the space cannot parse are left out.
+std::map<Dims, ShapeScores> ScoreConfigs(const SearchSpace& space, const std::vector<TuningRecord>& records);
+
+// A record's speedup over the default by the rule above, given the default's median latency at its shape
+// (NaN when unknown); NaN when it cannot be known. `in_run` says which kind it is.
+double RecordSpeedup(const TuningRecord& record, const DefaultPredicate& is_default, double default_median_us,
+                     bool* in_run);
+
+}  // namespace crmap
