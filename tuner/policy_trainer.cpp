@@ -1,6 +1,9 @@
 #include "tuner/policy_trainer.h"
 
+#include <spdlog/spdlog.h>
+
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -12,6 +15,7 @@
 #include "tuner/measurement_record.h"
 #include "tuner/config_scores.h"
 #include "tuner/replay_evaluator.h"
+#include "tuner/workload_resolver.h"
 
 namespace crmap {
 
@@ -215,6 +219,29 @@ Result<PolicyFile> TrainPolicy(const Workload& workload, const SearchSpace& spac
     }
   }
   return file;
+}
+
+Status TrainFromDatabase(const std::string& db_path, const std::string& workload_option, const std::string& out_path,
+                         TrainOptions options, TrainReport* report, std::string* workload_name) {
+  if (options.critic_epochs < 0 || options.policy_steps < 0)
+    return Status::InvalidArgument("--critic-epochs and --policy-steps must be >= 0");
+  CRMAP_ASSIGN_OR_RETURN(TuningDbContents all, ReadTuningDb(db_path));
+  CRMAP_ASSIGN_OR_RETURN(Workload workload, ResolveDbWorkload(all.records, workload_option, db_path));
+  CRMAP_ASSIGN_OR_RETURN(SearchSpace space, SearchSpace::Build(workload));
+  CRMAP_ASSIGN_OR_RETURN(TuningDbContents db, ReadTuningDb(db_path, workload.fingerprint(), space.fingerprint()));
+  if (db.records.empty())
+    return Status::InvalidArgument(db_path + " has no records of " + workload.name() + " with its current "
+                                   "fingerprints (" + std::to_string(db.other_fingerprints) + " of others)");
+  // Absolute, so that `crmap evaluate` finds the database from any directory.
+  std::error_code absolute_error;
+  std::filesystem::path absolute_db = std::filesystem::absolute(db_path, absolute_error);
+  options.db_path = absolute_error ? db_path : absolute_db.lexically_normal().string();
+  spdlog::info("training on the records of {} in {} ({} with its current fingerprints, LibTorch rows included)...",
+               workload.name(), db_path, db.records.size());
+  CRMAP_ASSIGN_OR_RETURN(PolicyFile file, TrainPolicy(workload, space, db.records, options, report));
+  CRMAP_RETURN_IF_ERROR(WritePolicyFile(out_path, file));
+  if (workload_name) *workload_name = workload.name();
+  return Status::Ok();
 }
 
 }  // namespace crmap

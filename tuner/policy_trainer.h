@@ -49,4 +49,11 @@ Result<PolicyFile> TrainPolicy(const Workload& workload, const SearchSpace& spac
                                const std::vector<TuningRecord>& records, const TrainOptions& options,
                                TrainReport* report);
 
+// `crmap train` end to end: reads `db_path`, finds its workload (workload_resolver.h: `workload` is --workload,
+// "" for the database's only one), trains on the records of its current fingerprints and writes the policy to
+// `out_path` atomically. `options.db_path` is set to the database's absolute path. On success *workload_name
+// names the workload. InvalidArgument when the database holds no usable records; nothing is written on failure.
+Status TrainFromDatabase(const std::string& db_path, const std::string& workload, const std::string& out_path,
+                         TrainOptions options, TrainReport* report, std::string* workload_name);
+
 }  // namespace crmap

@@ -131,4 +131,8 @@ void ProgressLine::Finish() {
   }
 }
 
+void QuietInfoLogs() {
+  if (spdlog::get_level() < spdlog::level::warn) spdlog::set_level(spdlog::level::warn);
+}
+
 }  // namespace crmap::cli

@@ -48,6 +48,9 @@ Result<Target> LoadTarget(const cxxopts::ParseResult& args);
 // measured 40x slower than itself while a compiler ran).
 void WarnIfMachineBusy();
 
+// Raises the log level to warnings (when it is lower): for commands whose --json report should come alone.
+void QuietInfoLogs();
+
 
 // One line of progress on stderr: redrawn in place on a terminal; otherwise, after the first 2 seconds, a log
 // line per stage and at most one every 5 seconds.

@@ -31,23 +31,15 @@ int RunSweep(int argc, char** argv) {
   auto measure = ReadMeasureOptions(args);
   if (!measure.ok()) return Fail(measure.status());
 
-  SweepOptions sweep_options;
+  SweepOptions sweep_options = SweepOptionsFrom(*measure);
   sweep_options.screen_rounds = args["screen-rounds"].as<int>();
   sweep_options.chunk = args["chunk"].as<int>();
   sweep_options.top = args["top"].as<int>();
-  sweep_options.rounds = measure->measure.rounds;
-  sweep_options.warmup = measure->measure.warmup;
-  sweep_options.warm_calls = measure->measure.warm_calls;
-  sweep_options.cold_samples = measure->measure.cold_samples;
-  sweep_options.timeout_ms = measure->measure.timeout_ms;
-  sweep_options.compile = measure->compile;
-  sweep_options.validate = measure->validate;
   if (sweep_options.screen_rounds < 1 || sweep_options.chunk < 2 || sweep_options.top < 1)
     return Fail(Status::InvalidArgument("need --screen-rounds >= 1, --chunk >= 2 and --top >= 1"));
   auto baseline = ReadBaselineOption(args, target->workload);
   if (!baseline.ok()) return Fail(baseline.status());
   sweep_options.baselines = *baseline;
-  sweep_options.peer_executable = measure->peer_executable;
   ProgressLine progress(WantsProgress(args));
   sweep_options.on_progress = progress.Callback();
 

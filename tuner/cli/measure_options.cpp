@@ -72,4 +72,17 @@ Status WriteOutOption(const cxxopts::ParseResult& args, const Json& json) {
 
 bool WantsProgress(const cxxopts::ParseResult& args) { return !args.count("json") || args.count("out"); }
 
+SweepOptions SweepOptionsFrom(const SessionOptions& options) {
+  SweepOptions sweep;
+  sweep.rounds = options.measure.rounds;
+  sweep.warmup = options.measure.warmup;
+  sweep.warm_calls = options.measure.warm_calls;
+  sweep.cold_samples = options.measure.cold_samples;
+  sweep.timeout_ms = options.measure.timeout_ms;
+  sweep.compile = options.compile;
+  sweep.validate = options.validate;
+  sweep.peer_executable = options.peer_executable;
+  return sweep;
+}
+
 }  // namespace crmap::cli

@@ -4,6 +4,7 @@
 #include <cxxopts.hpp>
 
 #include "backend/session.h"
+#include "tuner/sweep.h"
 #include "common/json_fields.h"
 #include "common/status.h"
 #include "tuner/measurement_record.h"
@@ -17,6 +18,9 @@ void AddMeasureOptions(cxxopts::Options& options, int default_rounds, int defaul
 Result<SessionOptions> ReadMeasureOptions(const cxxopts::ParseResult& args);
 // The record context of a CLI run: agent `agent`, the input data seed of `options`.
 RecordContext CliRecordContext(const SessionOptions& options, const std::string& agent = "manual");
+// The sweep settings of these measurement options (rounds, warm-up, warm calls, cold samples, timeout, compile
+// options, peer executable); the caller sets what is sweep-specific.
+SweepOptions SweepOptionsFrom(const SessionOptions& options);
 // --baseline: the peers to measure (backend/peer.h: "libtorch" is the default set), none when absent;
 // InvalidArgument naming what is allowed otherwise.
 Result<std::vector<PeerBaseline>> ReadBaselineOption(const cxxopts::ParseResult& args, const Workload& workload);

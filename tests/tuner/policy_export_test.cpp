@@ -1,0 +1,32 @@
+#include "tuner/policy_export.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/runtime/hook/policy_test_support.h"
+
+namespace crmap {
+namespace {
+
+TEST(PolicyExportTest, NamesValuesListsAllowedOnesAndPutsIdentityFirst) {
+  testing::SyntheticPolicyOptions options;
+  options.masked = {{"precision", "bf16"}};
+  PolicyFile file = testing::MakeSyntheticPolicy(options);
+  nlohmann::ordered_json json = PolicyToJson(file);
+  EXPECT_EQ(json.begin().key(), "format_version");
+  EXPECT_EQ(json["workload"], file.workload);
+  EXPECT_EQ(json["workload_source"], file.workload_source);
+  EXPECT_EQ(json["fallback"], PolicyConfigString(file.knobs, file.fallback));
+  ASSERT_EQ(json["table"].size(), file.table.size());
+  EXPECT_EQ(json["table"][0]["config"], PolicyConfigString(file.knobs, file.table[0].config));
+  EXPECT_EQ(json["table"][0]["dims"][file.dims[0].name], file.table[0].dims[0]);
+  for (const auto& knob : json["knobs"]) {
+    if (knob["name"] != "precision") continue;
+    EXPECT_EQ(knob["allowed"], nlohmann::ordered_json::array({"f32"}));  // bf16 masked
+    EXPECT_EQ(knob["values"].size(), 2u);
+  }
+  EXPECT_EQ(json["critic"]["layer1"]["in"], file.critic.layer1.in);
+  EXPECT_EQ((--json.end()).key(), "critic");  // the long weights last
+}
+
+}  // namespace
+}  // namespace crmap

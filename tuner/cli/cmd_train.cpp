@@ -1,0 +1,57 @@
+// crmap train: a tuning database in, a policy file out (tuner/policy_trainer.h).
+#include <cstdio>
+
+#include "tuner/cli/cli_common.h"
+#include "tuner/cli/commands.h"
+#include "tuner/policy_trainer.h"
+
+namespace crmap::cli {
+
+int RunTrain(int argc, char** argv) {
+  cxxopts::Options options("crmap train",
+                           "Train the shape-conditioned policy (rl agent's policy and critic) on every record of a "
+                           "tuning database and write a policy file for the runtime hook.");
+  options.add_options()
+      ("db", "tuning database", cxxopts::value<std::string>())
+      ("w,workload", "workload name or file (default: the database's, if it holds one; found as a built-in or at the "
+                     "path its records name)", cxxopts::value<std::string>())
+      ("o,out", "policy file to write", cxxopts::value<std::string>())
+      ("seed", "training seed", cxxopts::value<uint64_t>()->default_value("1"))
+      ("hidden", "width of the exported networks", cxxopts::value<int>()->default_value("32"))
+      ("critic-epochs", "Adam steps of the critic", cxxopts::value<int>()->default_value("800"))
+      ("policy-steps", "REINFORCE steps of the policy", cxxopts::value<int>()->default_value("400"))
+      ("json", "print a JSON report");
+  cxxopts::ParseResult args;
+  int code = 0;
+  if (!ParseOptions(options, argc, argv, &args, &code)) return code;
+  if (!args.count("db")) return Fail(Status::InvalidArgument("missing --db"));
+  if (!args.count("out")) return Fail(Status::InvalidArgument("missing --out (the policy file to write)"));
+  TrainOptions train;
+  train.seed = args["seed"].as<uint64_t>();
+  train.hidden = args["hidden"].as<int>();
+  train.critic_epochs = args["critic-epochs"].as<int>();
+  train.policy_steps = args["policy-steps"].as<int>();
+  const std::string out = args["out"].as<std::string>();
+  if (args.count("json")) QuietInfoLogs();  // the JSON report alone, as without logs
+  TrainReport report;
+  std::string workload;
+  Status trained = TrainFromDatabase(args["db"].as<std::string>(),
+                                     args.count("workload") ? args["workload"].as<std::string>() : "", out, train,
+                                     &report, &workload);
+  if (!trained.ok()) return Fail(trained);
+  Json json = {{"policy", out}, {"workload", workload}, {"records", report.records}, {"shapes", report.shapes},
+               {"critic_mse", report.critic_loss}, {"policy_agrees_with_table", report.policy_agrees},
+               {"fallback", report.fallback}};
+  if (args.count("json")) {
+    std::printf("%s\n", json.dump(2).c_str());
+  } else {
+    std::printf("wrote %s: %s, %zu measurements of configs used, %zu tuned shapes\n  critic mean squared error %.4f "
+                "(log speedup)\n  policy's own choice = best measured config at %zu of %zu tuned shapes\n"
+                "  fallback %s\n",
+                out.c_str(), workload.c_str(), report.records, report.shapes, report.critic_loss, report.policy_agrees,
+                report.shapes, report.fallback.c_str());
+  }
+  return kExitOk;
+}
+
+}  // namespace crmap::cli

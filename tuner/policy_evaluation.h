@@ -1,0 +1,57 @@
+// Policy evaluation: compile-time mapping accuracy (CTMA) of a policy file on shapes it was not tuned on
+// (`crmap evaluate`).
+//
+// Protocol: held-out shapes (listed, or drawn from a distribution with a seed; never a tuned shape) -> for each
+// shape, the picks of four methods — the policy through the runtime hook (its ISA check included), the static
+// plan (config_scores.h: the best geometric-mean speedup over the tuned shapes among configs measured at all of
+// them, from the training database), the nearest tuned shape's config (TVM-style history-best dispatch, log
+// distance), the default — are measured in one sweep of the whole plan space, whose final interleaved run holds
+// every pick next to the best screened configs; the oracle is that run's fastest config -> per method: the share
+// of shapes within 5% of the oracle (CTMA), the geometric-mean oracle ratio (a failing pick scores 0, counted as
+// 1e-6 in the mean) and the worst shape. Not thread-safe (it measures).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/json_fields.h"
+#include "common/status.h"
+#include "common/workload.h"
+#include "runtime/hook/policy_file.h"
+#include "tuner/sweep.h"
+
+namespace crmap {
+
+struct EvaluationRequest {
+  std::string policy_path;
+  std::string shapes;          // a distribution (name or path) or a list "tokens=1;tokens=64"
+  int held_out = 8;            // shapes to evaluate; with a list, at most this many when held_out_given
+  bool held_out_given = false;
+  std::string db_path;         // the training database ("": the one the policy's metadata names)
+  std::string workload;        // --workload ("": the policy's recorded source, or the built-in)
+  uint64_t seed = 101;         // of the shapes drawn
+  bool allow_other_isa = false;
+  SweepOptions sweep;          // rounds, warm-up, timeouts, compile options of every shape's sweep
+  std::function<void(size_t shape, size_t shapes, const std::string& stage, int done, int total)> on_progress;
+};
+
+struct EvaluationReport {
+  Json json;         // workload, policy, held_out, static_plan, methods, shapes
+  std::string text;  // the held-out shapes and the table of methods
+};
+
+// The steps of the protocol, exposed for tests:
+// The held-out shapes: the listed shapes, or distinct draws from the distribution (request.seed); then the first
+// request.held_out of them that are not tuned shapes. InvalidArgument when none is left.
+Result<std::vector<Dims>> HeldOutShapes(const EvaluationRequest& request, const Workload& workload,
+                                        const PolicyFile& file);
+// The index of the tuned shape (file.table) nearest to `dims` (squared distance of their log2 values, in the
+// policy's dim order); the first on ties.
+size_t NearestTunedShape(const PolicyFile& file, const std::vector<int64_t>& dims);
+
+// InvalidArgument for bad input (a policy without tuned shapes, no held-out shape, a mismatched workload or
+// space), Unsupported when the hook refuses a policy of another ISA, NotFound for missing files.
+Result<EvaluationReport> EvaluatePolicy(const EvaluationRequest& request);
+
+}  // namespace crmap
