@@ -1,0 +1,106 @@
+#include "tuner/campaign_task.h"
+
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "datasets/catalog.h"
+#include "tests/test_support.h"
+
+namespace crmap {
+namespace {
+
+namespace fs = std::filesystem;
+
+class CampaignTaskTest : public ::testing::Test {
+ protected:
+  TuningRecord Record(int64_t batch, const std::string& config, const std::string& campaign,
+                      const std::string& agent, const std::string& status = "ok") {
+    TuningRecord r;
+    r.dims = {{"batch", batch}};
+    r.config = space_.ToString(testing::MustConfig(space_, config));
+    r.campaign = campaign;
+    r.agent = agent;
+    r.status = status;
+    return r;
+  }
+  Workload workload_ = testing::MustLoad("dlrm_mlp");
+  SearchSpace space_ = testing::MustSpace(workload_, 2);
+  std::vector<Dims> shapes_ = {{{"batch", 1}}, {{"batch", 8}}};
+};
+
+TEST_F(CampaignTaskTest, ResumeCountsThisCampaignsProposalsAtItsShapesOnly) {
+  std::vector<TuningRecord> records = {
+      Record(1, "default", "c", "anchor"),                       // an anchor: not a proposal
+      Record(1, "threads=1", "c", "rl"),                         // counts
+      Record(1, "weights=packed", "c", "rl", "unsupported"),     // counts, not ok
+      Record(8, "threads=1", "c", "rl"),                         // counts
+      Record(64, "threads=1", "c", "rl"),                        // another shape: does not count
+      Record(8, "weights=packed", "other", "rl"),                // another campaign
+      Record(8, "default", "other", "anchor"),                   // ... whose anchor still anchors batch=8
+  };
+  TuningRecord peer = Record(1, "default", "c", "confirm");
+  peer.baseline = true;
+  peer.config = "libtorch";
+  records.push_back(peer);  // a confirmation ran at batch=1
+  auto state = AccountForResume(records, "c", shapes_, space_, /*resume=*/true, "dlrm_mlp in db");
+  ASSERT_TRUE(state.ok()) << state.status().ToString();
+  EXPECT_EQ(state->already, 3u);
+  EXPECT_EQ(state->spent.at("batch=1"), 2u);
+  EXPECT_EQ(state->spent_ok.at("batch=1"), 1u);
+  EXPECT_EQ(state->spent.at("batch=8"), 1u);
+  EXPECT_EQ(state->confirmed_shapes, (std::set<std::string>{"batch=1"}));
+  EXPECT_EQ(state->anchored, (std::set<std::string>{"batch=1", "batch=8"}));
+
+  auto refused = AccountForResume(records, "c", shapes_, space_, /*resume=*/false, "dlrm_mlp in db");
+  ASSERT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("campaign 'c' already has 3 measurements of dlrm_mlp in db"),
+            std::string::npos)
+      << refused.status().message();
+  EXPECT_TRUE(AccountForResume(records, "new", shapes_, space_, /*resume=*/false, "x").ok());
+}
+
+// A tiny real campaign: every proposal and each shape's anchor stored, the confirmation round's peer rows stored,
+// and a second run of the same campaign refused without --resume.
+TEST_F(CampaignTaskTest, RunsStoresConfirmsAndRefusesToRepeatItself) {
+  const fs::path dir = fs::path(::testing::TempDir()) / "crmap_campaign_task_test";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  TuneTask task;
+  task.workload = std::string(CRMAP_SOURCE_DIR) + "/tests/data/tiny_mlp.json";
+  task.shapes = "batch=2;batch=16";
+  task.agent = "random";
+  task.budget = 6;
+  TaskSettings settings;
+  settings.campaign = "t";
+  settings.db = (dir / "db.jsonl").string();
+  settings.rounds = 2;
+  settings.warmup = 0;
+  settings.session.measure.cold_samples = 0;
+  settings.session.peer_executable = "";  // no child-process peer here (tiny_mlp's BLAS core is the host's)
+  TaskReport report;
+  Status ran = RunTuneTask(task, settings, &report);
+  ASSERT_TRUE(ran.ok()) << ran.ToString();
+  auto db = ReadTuningDb(settings.db);
+  ASSERT_TRUE(db.ok());
+  size_t proposals = 0, anchors = 0, confirms = 0;
+  for (const auto& r : db->records) {
+    proposals += r.agent == "random";
+    anchors += r.agent == "anchor";
+    confirms += r.agent == "confirm";
+    EXPECT_EQ(r.campaign, "t");
+  }
+  EXPECT_EQ(proposals, 6u);
+  EXPECT_LE(anchors, 2u);  // once per shape at most (the default may also be a proposal)
+  EXPECT_GE(confirms, 2u);  // at least LibTorch as installed at each shape
+  EXPECT_EQ(report.json["measured_now"], 6);
+  EXPECT_EQ(report.json["shapes"].size(), 2u);
+  EXPECT_NE(report.text.find("batch=16"), std::string::npos);
+
+  TaskReport again;
+  EXPECT_EQ(RunTuneTask(task, settings, &again).code(), StatusCode::kInvalidArgument);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace crmap

@@ -1,0 +1,236 @@
+#include "tuner/campaign_task.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "backend/host.h"
+#include "datasets/catalog.h"
+#include "tuner/backend_evaluator.h"
+#include "tuner/measurement_record.h"
+#include "tuner/replay_evaluator.h"
+#include "tuner/text_table.h"
+
+namespace crmap {
+
+namespace {
+
+std::string SpeedupText(double s) { return s > 0 ? Format("%.2fx", s) : "-"; }
+
+}  // namespace
+
+Result<ResumeState> AccountForResume(const std::vector<TuningRecord>& records, const std::string& campaign,
+                                     const std::vector<Dims>& shapes, const SearchSpace& space, bool resume,
+                                     const std::string& what) {
+  ResumeState state;
+  std::set<std::string> task_shapes;
+  for (const auto& dims : shapes) task_shapes.insert(DimsToText(dims));
+  const std::string default_string = space.ToString(space.Default());
+  for (const auto& r : records) {
+    const bool mine = r.campaign == campaign && task_shapes.count(DimsToText(r.dims));
+    if (mine && r.agent == "confirm") state.confirmed_shapes.insert(DimsToText(r.dims));
+    if (mine && r.agent != "anchor" && !r.baseline) {
+      ++state.already;
+      ++state.spent[DimsToText(r.dims)];
+      if (r.status == "ok") ++state.spent_ok[DimsToText(r.dims)];
+    }
+    if (r.config == default_string) state.anchored.insert(DimsToText(r.dims));
+  }
+  if (state.already > 0 && !resume) {
+    return Status::InvalidArgument("campaign '" + campaign + "' already has " + std::to_string(state.already) +
+                                   " measurements of " + what +
+                                   "; continue it with --resume or name a new one with --campaign NAME");
+  }
+  return state;
+}
+
+Status RunTuneTask(const TuneTask& task, const TaskSettings& settings, TaskReport* report) {
+  CRMAP_ASSIGN_OR_RETURN(Workload workload, LoadWorkload(task.workload));
+  CRMAP_ASSIGN_OR_RETURN(SearchSpace space, SearchSpace::Build(workload));
+  CRMAP_ASSIGN_OR_RETURN(std::vector<Dims> shapes,
+                         ResolveShapes(workload, task.shapes, task.num_shapes, settings.seed));
+  AgentContext context{&workload, &space, shapes, settings.seed};
+  CRMAP_ASSIGN_OR_RETURN(std::unique_ptr<Agent> agent, MakeAgent(task.agent, context));
+
+  // What the database already knows about this workload and space.
+  std::vector<TuningRecord> records;
+  auto existing = ReadTuningDb(settings.db, workload.fingerprint(), space.fingerprint());
+  if (existing.ok()) {
+    for (const auto& warning : existing->warnings) spdlog::warn("{}", warning);
+    records = std::move(existing->records);
+  } else if (existing.status().code() != StatusCode::kNotFound) {
+    return existing.status();
+  }
+  CRMAP_ASSIGN_OR_RETURN(ResumeState state, AccountForResume(records, settings.campaign, shapes, space, settings.resume,
+                                                          workload.name() + " in " + settings.db));
+  size_t already = state.already;
+  std::map<std::string, size_t>& spent = state.spent;
+  std::map<std::string, size_t>& spent_ok = state.spent_ok;
+  std::set<std::string>& confirmed_shapes = state.confirmed_shapes;
+  std::set<std::string>& anchored = state.anchored;
+  std::vector<std::pair<Candidate, Evaluation>> history = ObservationsFromRecords(space, records);
+
+  CRMAP_ASSIGN_OR_RETURN(TuningDbWriter writer, TuningDbWriter::Open(settings.db));
+  BackendEvaluatorOptions evaluator_options;
+  evaluator_options.session = settings.session;
+  evaluator_options.session.measure.rounds = settings.rounds;
+  evaluator_options.session.measure.warmup = settings.warmup;
+  BackendEvaluator evaluator(workload, space, evaluator_options);
+
+  RecordContext record_context;
+  record_context.agent = agent->name();
+  record_context.campaign = settings.campaign;
+  record_context.seed = settings.seed;
+  record_context.data_seed = settings.session.compile.data_seed;
+  ResultSink sink = [&](const std::vector<Candidate>& candidates, const std::vector<Evaluation>&) -> Status {
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      CRMAP_RETURN_IF_ERROR(writer.Append(MeasurementRecordJson(workload, space, candidates[i].dims,
+                                                                evaluator.last_results()[i], record_context)));
+      ++spent[DimsToText(candidates[i].dims)];
+      if (evaluator.last_results()[i].status == CandidateStatus::kOk) ++spent_ok[DimsToText(candidates[i].dims)];
+      if (candidates[i].config == space.Default()) anchored.insert(DimsToText(candidates[i].dims));
+    }
+    RecordContext anchor_context = record_context;
+    anchor_context.agent = "anchor";
+    for (const auto& [dims, result] : evaluator.last_anchors()) {
+      if (!anchored.insert(DimsToText(dims)).second) continue;  // measured before: stored once only
+      CRMAP_RETURN_IF_ERROR(writer.Append(MeasurementRecordJson(workload, space, dims, result, anchor_context)));
+    }
+    return Status::Ok();
+  };
+
+  CampaignOptions options;
+  options.budget = task.budget;
+  options.batch = settings.batch;
+  options.time_limit_s = settings.time_limit_s;
+  options.already_measured = already;
+  // Exhaustive grid runs pass through long runs of unsupported configs (all of bf16 on AVX2) by design.
+  options.max_consecutive_failures = settings.max_failures >= 0 ? static_cast<size_t>(settings.max_failures)
+                                     : task.agent == "grid"   ? 0
+                                                              : 48;
+  options.stop = settings.stop;
+  options.on_progress = [&](const CampaignProgress& p) {
+    if (!settings.on_progress) return;
+    std::string stage = Format("%s %s", workload.name().c_str(), agent->name().c_str());
+    if (p.best_speedup > 0) stage += Format(" best %.2fx @ %s", p.best_speedup, p.best_shape.c_str());
+    if (p.eta_s > 0) stage += Format(" ETA %.0fs", p.eta_s);
+    settings.on_progress(stage, static_cast<int>(p.measured), static_cast<int>(p.budget));
+  };
+  spdlog::info("campaign '{}': {} with agent {} over {} shapes, budget {}{}", settings.campaign, workload.name(),
+                 agent->name(), shapes.size(), task.budget,
+                 already ? Format(" (%zu measured before, resuming)", already) : std::string());
+  CRMAP_ASSIGN_OR_RETURN(CampaignOutcome outcome,
+                         RunCampaign(space, shapes, *agent, evaluator, sink, history, options));
+  report->end = outcome.end;
+
+  // Per shape: the best config, confirmed side by side against the default and LibTorch eager. A resumed
+  // campaign that measured nothing new does not confirm again where its confirmation already ran.
+  TextTable table({"dims", "best config", ">median us", ">p99 us", ">vs default", ">vs LibTorch", ">measured"});
+  Json shapes_json = Json::array();
+  size_t shape_index = 0, confirmed_now = 0, confirmed_earlier = 0;
+  for (const auto& s : outcome.shapes) {
+    ++shape_index;
+    const std::string key = DimsToText(s.dims);
+    const size_t measured_here = spent[key];
+    Json row = {{"dims", Json(s.dims)}, {"measurements", measured_here}, {"ok", spent_ok[key]}};
+    if (!s.found) {
+      table.AddRow({key, "(nothing succeeded)", "", "", "", "", std::to_string(measured_here)});
+      shapes_json.push_back(row);
+      continue;
+    }
+    Config best_config = s.best;
+    double median = s.best_evaluation.median_us, p99 = s.best_evaluation.p99_us;
+    double vs_default = s.best_evaluation.speedup, vs_libtorch = 0;
+    const bool confirm_again = outcome.measured_now > 0 || !confirmed_shapes.count(key);
+    if (settings.confirm && !confirm_again) ++confirmed_earlier;
+    if (settings.confirm && confirm_again && !(settings.stop && settings.stop->load())) {
+      ++confirmed_now;
+      // The campaign's leaders, the default and LibTorch in one interleaved run: the best of this run wins.
+      SessionOptions confirm = settings.session;
+      confirm.measure.rounds = std::max(20, settings.rounds);
+      confirm.measure.warmup = settings.warmup;
+      confirm.baselines = DefaultPeers(workload);
+      std::vector<Config> configs = {space.Default()};
+      for (const Config& c : s.leaders)
+        if (c != space.Default()) configs.push_back(c);
+      confirm.on_progress = [&](const std::string& stage, int done, int total) {
+        if (settings.on_progress)
+          settings.on_progress(Format("confirming %s (%zu/%zu shapes): %s", key.c_str(), shape_index,
+                                      outcome.shapes.size(), stage.c_str()),
+                               done, total);
+      };
+      std::vector<CandidateResult> confirmed = evaluator.SessionFor(s.dims).Compare(configs, confirm);
+      // The LibTorch rows are peers, not configs of the space: storing them lets `crmap db best` compare.
+      // Claims are made against the fastest peer.
+      const CandidateResult* torch = nullptr;
+      for (size_t i = configs.size(); i < confirmed.size(); ++i) {
+        const CandidateResult& peer = confirmed[i];
+        RecordContext baseline_context = record_context;
+        baseline_context.agent = "confirm";
+        CRMAP_RETURN_IF_ERROR(writer.Append(MeasurementRecordJson(workload, space, s.dims, peer, baseline_context)));
+        if (peer.status != CandidateStatus::kOk) {
+          spdlog::warn("{} at {}: {} ({}); 'vs LibTorch' is quoted against the other peers", peer.label, key,
+                       CandidateStatusName(peer.status), peer.message);
+          continue;
+        }
+        if (peer.ratio_to_anchor.rounds > 0 &&
+            (!torch || peer.ratio_to_anchor.median < torch->ratio_to_anchor.median))
+          torch = &peer;
+      }
+      const CandidateResult* best = nullptr;
+      for (size_t i = 0; i < configs.size(); ++i) {
+        const CandidateResult& r = confirmed[i];
+        if (r.status != CandidateStatus::kOk || r.ratio_to_anchor.rounds == 0) continue;
+        if (!best || r.ratio_to_anchor.median < best->ratio_to_anchor.median) best = &r;
+      }
+      if (best) {
+        best_config = best->config;
+        median = best->latency.median_us;
+        p99 = best->latency.p99_us;
+        vs_default = 1 / best->ratio_to_anchor.median;
+        if (torch) vs_libtorch = torch->ratio_to_anchor.median / best->ratio_to_anchor.median;
+      }
+    }
+    table.AddRow({key, ShortConfigLabel(space, best_config), Format("%.1f", median), Format("%.1f", p99),
+                  SpeedupText(vs_default), SpeedupText(vs_libtorch), std::to_string(measured_here)});
+    row["best"] = space.ToString(best_config);
+    row["median_us"] = median;
+    row["p99_us"] = p99;
+    row["speedup_vs_default"] = vs_default;
+    if (vs_libtorch > 0) row["speedup_vs_libtorch"] = vs_libtorch;
+    shapes_json.push_back(row);
+  }
+  report->json = {{"campaign", settings.campaign}, {"workload", workload.name()}, {"agent", agent->name()},
+                  {"db", settings.db}, {"measured_now", outcome.measured_now},
+                  {"measured_total", outcome.measured_total}, {"end", CampaignEndName(outcome.end)},
+                  {"shapes", shapes_json}};
+  report->text = Format("\n%s: %s, agent %s, %zu measurements (%zu this run), ended: %s\n", settings.campaign.c_str(),
+                        workload.name().c_str(), agent->name().c_str(), outcome.measured_total, outcome.measured_now,
+                        CampaignEndName(outcome.end)) +
+                 table.Render() +
+                 (confirmed_now ? "best: the fastest of the campaign's 3 leaders per shape in a final interleaved run "
+                                  "with the default and LibTorch eager (the speedups are from that run)\n"
+                                : "vs default: measured side by side during the campaign\n") +
+                 (confirmed_earlier ? "nothing new was measured: the final confirmation that already ran is not "
+                                      "repeated (see 'crmap db best')\n"
+                                    : "") +
+                 "measured: this campaign's measurements at the shape\n";
+  return Status::Ok();
+}
+
+Status RunCampaignSpec(const CampaignSpec& spec, const TaskSettings& settings, std::vector<TaskReport>* reports) {
+  std::map<std::string, int> tasks_named;  // two tasks of one workload and agent get distinct campaign names
+  for (const auto& task : spec.tasks) {
+    if (settings.stop && settings.stop->load()) break;
+    TaskReport report;
+    TaskSettings task_settings = settings;
+    task_settings.campaign = spec.name + "/" + task.workload + "/" + task.agent;
+    if (int earlier = tasks_named[task_settings.campaign]++) task_settings.campaign += "#" + std::to_string(earlier + 1);
+    CRMAP_RETURN_IF_ERROR(RunTuneTask(task, task_settings, &report).WithContext("task " + task.workload + "/" +
+                                                                                 task.agent));
+    reports->push_back(std::move(report));
+  }
+  return Status::Ok();
+}
+
+}  // namespace crmap

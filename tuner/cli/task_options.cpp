@@ -1,0 +1,77 @@
+#include "tuner/cli/task_options.h"
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+
+#include "tuner/cli/measure_options.h"
+
+namespace crmap::cli {
+
+namespace {
+
+// Ctrl-C: the first one asks the campaign to stop after the batch in flight; a second one kills the process
+// (the database then holds every batch completed before it).
+std::atomic<bool> g_stop{false};
+
+void OnInterrupt(int) {
+  if (g_stop.exchange(true)) {
+    std::signal(SIGINT, SIG_DFL);
+    std::raise(SIGINT);
+  }
+}
+
+}  // namespace
+
+void WatchProgressAndCtrlC(const cxxopts::ParseResult& args, TaskSettings* settings, ProgressLine* progress) {
+  if (args.count("json")) QuietInfoLogs();  // the JSON report alone on stdout, no log lines around it
+  settings->on_progress = progress->Callback();
+  settings->stop = &g_stop;
+  std::signal(SIGINT, OnInterrupt);
+}
+
+void AddTaskSettingsOptions(cxxopts::Options& options) {
+  options.add_options("campaign")
+      ("db", "tuning database (JSON Lines), appended to", cxxopts::value<std::string>())
+      ("resume", "continue the campaign already in the database without re-measuring")
+      ("seed", "seed of the agent and of the shapes drawn", cxxopts::value<uint64_t>()->default_value("1"))
+      ("time-limit", "stop after this many seconds (per task)", cxxopts::value<double>()->default_value("0"))
+      ("batch", "candidates measured together (interleaved) per step", cxxopts::value<int>()->default_value("8"))
+      ("no-confirm", "skip the final side-by-side run with the default and LibTorch")
+      ("max-failures", "stop the agent after this many consecutive failed measurements (0: never; default 48, "
+                       "none for grid)", cxxopts::value<int>());
+}
+
+int FinishTasks(const std::vector<TaskReport>& reports, const TaskSettings& settings, const cxxopts::ParseResult& args,
+           const std::string& resume_hint) {
+  Json all = Json::array();
+  for (const auto& r : reports) all.push_back(r.json);
+  Json summary = all.size() == 1 ? all[0] : all;
+  Status written = WriteOutOption(args, summary);
+  if (!written.ok()) return Fail(written);
+  WarnIfMachineBusy();
+  if (args.count("json")) {
+    std::printf("%s\n", summary.dump(2).c_str());
+  } else {
+    for (const auto& r : reports) std::printf("%s", r.text.c_str());
+  }
+  if (g_stop.load()) {
+    std::fprintf(stderr, "crmap: stopped after the batch in flight; every completed measurement is in %s.\n"
+                         "continue with: %s\n", settings.db.c_str(), resume_hint.c_str());
+    return 130;
+  }
+  return kExitOk;
+}
+
+std::string ResumeHint(int argc, char** argv) {
+  std::string hint = "crmap";
+  bool has_resume = false;
+  for (int i = 0; i < argc; ++i) {
+    std::string arg = argv[i];
+    has_resume |= arg == "--resume";
+    hint += " " + (arg.find_first_of(" ;'\"") == std::string::npos ? arg : "'" + arg + "'");
+  }
+  return has_resume ? hint : hint + " --resume";
+}
+
+}  // namespace crmap::cli

@@ -1,0 +1,27 @@
+// What `crmap tune` and `crmap campaign` share on the command line: the campaign options, Ctrl-C (the first
+// one stops after the batch in flight, a second one kills the process), the progress line and how the reports
+// are printed (tuner/campaign_task.h runs the tasks).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <cxxopts.hpp>
+
+#include "tuner/campaign_task.h"
+#include "tuner/cli/cli_common.h"
+
+namespace crmap::cli {
+
+// --db, --resume, --seed, --time-limit, --batch, --no-confirm, --max-failures.
+void AddTaskSettingsOptions(cxxopts::Options& options);
+// Progress on `progress` (none with --json), Ctrl-C raising the settings' stop flag.
+void WatchProgressAndCtrlC(const cxxopts::ParseResult& args, TaskSettings* settings, ProgressLine* progress);
+// Writes --out, prints the reports (JSON with --json) and chooses the exit status: 130 after a Ctrl-C, with the
+// command that resumes on stderr.
+int FinishTasks(const std::vector<TaskReport>& reports, const TaskSettings& settings,
+                const cxxopts::ParseResult& args, const std::string& resume_hint);
+// The command line that continues this campaign (this one with --resume).
+std::string ResumeHint(int argc, char** argv);
+
+}  // namespace crmap::cli
