@@ -64,8 +64,6 @@ class RlAgent : public Agent {
   // shape's best measured config (imitation) and towards what the critic predicts at every shape.
   void LearnOffline(const std::vector<std::pair<Candidate, Evaluation>>& observations, const OfflineOptions& options);
   const CostModel& critic() const { return *critic_; }
-  // The best measured config of a shape (nullptr if none succeeded).
-  const Config* BestMeasured(const Dims& dims) const { return history_.BestConfig(dims); }
   const PolicyNetwork& policy() const { return *policy_; }
   const FeatureSpec& features() const { return features_; }
   KnobMask Mask() const;

@@ -80,6 +80,11 @@ assert child["cold_latency_us"]["samples"] == 1, child.get("cold_latency_us")
 '
 check "the peer process removed its files" test -z "$(ls -A "$WORK/tmp")"
 
+# --- --log-level: the logs users see (progress, warnings) follow it; results do not ---------------------------
+check "--log-level error leaves stderr empty and stdout whole" bash -c '
+  "$1" --log-level error measure --workload dlrm_mlp --dims batch=4 --rounds 3 --cold-samples 0 >"$2" 2>"$2.err" &&
+  [ ! -s "$2.err" ] && grep -q "^latency" "$2"' _ "$CRMAP" "$WORK/quiet.txt"
+
 # --- --out writes the same JSON ---------------------------------------------------------------------------
 run "compare --out" "$WORK/compare_out_stdout.json" compare --workload dlrm_mlp --dims batch=4 -c default \
   -c threads=1 --rounds 3 --json --out "$WORK/compare_out.json"

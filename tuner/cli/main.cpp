@@ -41,35 +41,63 @@ const Command kCommands[] = {
 };
 
 void PrintUsage() {
-  std::printf("crmap %s: compiler-runtime mapping autotuner on oneDNN\n\nusage: crmap <command> [options]\n\n",
+  std::printf("crmap %s: compiler-runtime mapping autotuner on oneDNN\n\n"
+              "usage: crmap [--log-level debug|info|warn|error] <command> [options]\n\n",
               CRMAP_VERSION);
   std::printf("commands:\n");
   for (const auto& command : kCommands) std::printf("  %-10s %s\n", command.name, command.help);
   std::printf("  %-10s %s\n", "version", "print crmap's version and the host it runs on");
   std::printf("\n'crmap <command> --help' shows a command's options. Exit status: 0 ok, 1 failure, 2 bad input,\n"
-              "3 not measurable on this host (see docs/cli.md). CRMAP_LOG=debug|info|warn|error sets the log level.\n");
+              "3 not measurable on this host (see docs/cli.md). Logs (progress, warnings) go to stderr; --log-level,\n"
+              "or CRMAP_LOG=debug|info|warn|error, sets their level (default info).\n");
 }
 
-void ConfigureLogging() {
+bool IsLogLevel(const std::string& name) {
+  return name == "debug" || name == "info" || name == "warn" || name == "error";
+}
+
+// The one logger, on stderr: libraries report progress and warnings through it, results go to stdout. Its level
+// comes from --log-level (taken off the front of argv), else CRMAP_LOG, else info. Returns false (after the
+// message) for a --log-level that is not a level.
+bool ConfigureLogging(int* argc, char*** argv) {
   auto logger = spdlog::stderr_color_mt("crmap");
   logger->set_pattern("[%H:%M:%S] %^%l%$ %v");
   spdlog::set_default_logger(logger);
-  const char* level = std::getenv("CRMAP_LOG");
   spdlog::set_level(spdlog::level::info);
-  if (!level || !*level) return;
-  const std::string name = level;
-  if (name == "debug" || name == "info" || name == "warn" || name == "error") {
-    spdlog::set_level(spdlog::level::from_str(name));
-  } else {  // from_str would silently turn logging off
-    std::fprintf(stderr, "crmap: warning: CRMAP_LOG='%s' is not a log level (debug, info, warn, error); using info\n",
-                 level);
+  const char* env = std::getenv("CRMAP_LOG");
+  if (env && *env) {
+    if (IsLogLevel(env)) {
+      spdlog::set_level(spdlog::level::from_str(env));
+    } else {  // from_str would silently turn logging off
+      std::fprintf(stderr, "crmap: warning: CRMAP_LOG='%s' is not a log level (debug, info, warn, error); using "
+                           "info\n", env);
+    }
   }
+  if (*argc >= 2 && (!std::strcmp((*argv)[1], "--log-level") || !std::strncmp((*argv)[1], "--log-level=", 12))) {
+    const bool joined = (*argv)[1][11] == '=';
+    if (!joined && *argc < 3) {
+      std::fprintf(stderr, "crmap: error: --log-level needs a level: debug, info, warn or error\n");
+      return false;
+    }
+    const std::string level = joined ? (*argv)[1] + 12 : (*argv)[2];
+    if (!IsLogLevel(level)) {
+      std::fprintf(stderr, "crmap: error: --log-level '%s' is not a level; allowed: debug, info, warn, error\n",
+                   level.c_str());
+      return false;
+    }
+    spdlog::set_level(spdlog::level::from_str(level));
+    const int taken = joined ? 1 : 2;
+    (*argv)[taken] = (*argv)[0];
+    *argv += taken;
+    *argc -= taken;
+  }
+  return true;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  ConfigureLogging();
+  if (!ConfigureLogging(&argc, &argv)) return crmap::cli::kExitBadInput;
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
     PrintUsage();
     return argc < 2 ? crmap::cli::kExitBadInput : crmap::cli::kExitOk;
