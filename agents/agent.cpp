@@ -95,6 +95,23 @@ void ShapeRotation::Exhaust(const Dims& dims) {
   ++exhausted_;
 }
 
+void ShapeRotation::Take(const Dims& dims, const std::optional<Config>& config, SearchHistory& history,
+                         std::vector<Candidate>* out) {
+  if (!config) {
+    Exhaust(dims);
+    return;
+  }
+  Candidate candidate{dims, *config};
+  history.MarkSeen(candidate);
+  Count(dims);
+  out->push_back(std::move(candidate));
+}
+
+void ShapeRotation::Observe(const Candidate& candidate, const Evaluation& evaluation, SearchHistory& history) {
+  if (!history.Seen(candidate)) Count(candidate.dims);
+  history.Record(candidate, evaluation);
+}
+
 size_t ShapeRotation::count(const Dims& dims) const {
   auto it = counts_.find(DimsToText(dims));
   return it == counts_.end() ? 0 : it->second;

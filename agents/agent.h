@@ -86,6 +86,14 @@ class ShapeRotation {
   void Exhaust(const Dims& dims);  // never Next() again
   size_t count(const Dims& dims) const;
 
+  // A proposal at `dims`: marked seen in `history`, counted and appended to `out`; without a config (nothing
+  // unseen is left there) the shape is exhausted instead.
+  void Take(const Dims& dims, const std::optional<Config>& config, SearchHistory& history,
+            std::vector<Candidate>* out);
+  // A measurement the agent sees: one it did not propose (a resumed campaign, another bandit arm) counts towards
+  // the shape order too; then it is recorded in `history`.
+  void Observe(const Candidate& candidate, const Evaluation& evaluation, SearchHistory& history);
+
  private:
   const std::vector<Dims>* shapes_;
   std::map<std::string, size_t> counts_;  // by DimsToText; SIZE_MAX once exhausted

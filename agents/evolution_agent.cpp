@@ -55,14 +55,7 @@ std::vector<Candidate> EvolutionAgent::Propose(size_t n) {
         !population->second.empty())
       config = Breed(population->second, dims);
     if (!config) config = RandomUnseenConfig(*context_.space, history_, dims, rng_);
-    if (!config) {
-      rotation_.Exhaust(dims);
-      continue;
-    }
-    Candidate candidate{dims, *config};
-    history_.MarkSeen(candidate);
-    rotation_.Count(dims);
-    out.push_back(std::move(candidate));
+    rotation_.Take(dims, config, history_, &out);
   }
   return out;
 }
@@ -71,9 +64,7 @@ void EvolutionAgent::Observe(const std::vector<Candidate>& candidates, const std
   for (size_t i = 0; i < candidates.size() && i < evaluations.size(); ++i) {
     const Candidate& candidate = candidates[i];
     const std::string key = DimsToText(candidate.dims);
-    // Measured elsewhere (a resumed campaign, another bandit arm): counts towards the shape order too.
-    if (!history_.Seen(candidate)) rotation_.Count(candidate.dims);
-    history_.Record(candidate, evaluations[i]);
+    rotation_.Observe(candidate, evaluations[i], history_);
     Members& members = populations_[key];
     Member member{Reward(evaluations[i]), context_.space->PlanPart(candidate.config)};
     auto at = std::upper_bound(members.begin(), members.end(), member.reward,

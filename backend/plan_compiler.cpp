@@ -73,6 +73,12 @@ class PlanBuilder {
   int Require(int slot, const md_t& wanted, const std::string& consumer);
   Status AddStep(const std::string& name, const char* kind, const dnnl::primitive_desc_base& pd,
                  dnnl::primitive primitive, std::vector<std::pair<int, int>> args);
+  // The slot of `op`'s input `k` as a dense f32 tensor (reordered when its layout or type differs).
+  int DenseF32Input(const OpSpec& op, size_t k);
+  // AddStep for an op whose single output is the primitive's destination: a new slot of pd's dst descriptor
+  // becomes DNNL_ARG_DST and the op's tensor.
+  Status AddOutputStep(const std::string& name, const char* kind, const dnnl::primitive_desc_base& pd,
+                       dnnl::primitive primitive, std::vector<std::pair<int, int>> args);
   Status CheckKernel(const std::string& op, const dnnl::primitive_desc_base& pd, bool compute);
   Status Unsupported(const std::string& op, const dnnl::error& e) const;
   dnnl::primitive_attr MakeAttr() const;
@@ -145,6 +151,22 @@ OpParameters PlanBuilder::Parameters(const OpSpec& op, const Shape& input_shape)
   OpParameters params = GenerateOpParameters(workload_, op, input_shape);
   data_ms_ += MillisSince(start);
   return params;
+}
+
+int PlanBuilder::DenseF32Input(const OpSpec& op, size_t k) {
+  int slot = tensor_slot_.at(op.inputs[k]);
+  if (!IsDense(slots_[slot].desc) || slots_[slot].desc.data_type() != dt::f32)
+    slot = Require(slot, PlainDesc(shapes_.at(op.inputs[k]), dt::f32), op.name);
+  return slot;
+}
+
+Status PlanBuilder::AddOutputStep(const std::string& name, const char* kind, const dnnl::primitive_desc_base& pd,
+                                  dnnl::primitive primitive, std::vector<std::pair<int, int>> args) {
+  const int dst = NewSlot(pd.dst_desc());
+  args.push_back({DNNL_ARG_DST, dst});
+  CRMAP_RETURN_IF_ERROR(AddStep(name, kind, pd, std::move(primitive), std::move(args)));
+  tensor_slot_[name] = dst;
+  return Status::Ok();
 }
 
 int PlanBuilder::NewSlot(const md_t& desc) {
@@ -446,17 +468,12 @@ Status PlanBuilder::LowerConv(size_t i) {
 
 Status PlanBuilder::LowerEltwise(size_t i) {
   const OpSpec& op = workload_.ops()[i];
-  int x = tensor_slot_.at(op.inputs[0]);
-  if (!IsDense(slots_[x].desc) || slots_[x].desc.data_type() != dt::f32)
-    x = Require(x, PlainDesc(shapes_.at(op.inputs[0]), dt::f32), op.name);
+  const int x = DenseF32Input(op, 0);
   try {
     dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference, EltwiseAlgorithm(op.eltwise),
                                      slots_[x].desc, op.alpha, op.beta);
     dnnl::eltwise_forward::primitive_desc pd(desc, MakeAttr(), engine_);
-    int dst = NewSlot(pd.dst_desc());
-    CRMAP_RETURN_IF_ERROR(AddStep(op.name, "eltwise", pd, dnnl::eltwise_forward(pd),
-                                  {{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, dst}}));
-    tensor_slot_[op.name] = dst;
+    CRMAP_RETURN_IF_ERROR(AddOutputStep(op.name, "eltwise", pd, dnnl::eltwise_forward(pd), {{DNNL_ARG_SRC, x}}));
   } catch (const dnnl::error& e) {
     return Unsupported(op.name, e);
   }
@@ -465,17 +482,13 @@ Status PlanBuilder::LowerEltwise(size_t i) {
 
 Status PlanBuilder::LowerAdd(size_t i) {
   const OpSpec& op = workload_.ops()[i];
-  int a = tensor_slot_.at(op.inputs[0]);
-  if (!IsDense(slots_[a].desc) || slots_[a].desc.data_type() != dt::f32)
-    a = Require(a, PlainDesc(shapes_.at(op.inputs[0]), dt::f32), op.name);
+  const int a = DenseF32Input(op, 0);
   int b = Require(tensor_slot_.at(op.inputs[1]), slots_[a].desc, op.name);
   try {
     dnnl::binary::desc desc(dnnl::algorithm::binary_add, slots_[a].desc, slots_[b].desc, slots_[a].desc);
     dnnl::binary::primitive_desc pd(desc, MakeAttr(), engine_);
-    int dst = NewSlot(pd.dst_desc());
-    CRMAP_RETURN_IF_ERROR(AddStep(op.name, "binary", pd, dnnl::binary(pd),
-                                  {{DNNL_ARG_SRC_0, a}, {DNNL_ARG_SRC_1, b}, {DNNL_ARG_DST, dst}}));
-    tensor_slot_[op.name] = dst;
+    CRMAP_RETURN_IF_ERROR(
+        AddOutputStep(op.name, "binary", pd, dnnl::binary(pd), {{DNNL_ARG_SRC_0, a}, {DNNL_ARG_SRC_1, b}}));
   } catch (const dnnl::error& e) {
     return Unsupported(op.name, e);
   }
@@ -493,13 +506,10 @@ Status PlanBuilder::LowerLayerNorm(size_t i) {
         dnnl::normalization_flags::use_scale | dnnl::normalization_flags::use_shift);
     dnnl::layer_normalization_forward::primitive_desc pd(desc, MakeAttr(), engine_);
     md_t channel({shape.back()}, dt::f32, tag::a);
-    int dst = NewSlot(pd.dst_desc());
-    CRMAP_RETURN_IF_ERROR(AddStep(op.name, "layer_normalization", pd, dnnl::layer_normalization_forward(pd),
-                                  {{DNNL_ARG_SRC, x},
-                                   {DNNL_ARG_DST, dst},
-                                   {DNNL_ARG_SCALE, ConstantSlot(channel, params.gamma, channel)},
-                                   {DNNL_ARG_SHIFT, ConstantSlot(channel, params.beta, channel)}}));
-    tensor_slot_[op.name] = dst;
+    CRMAP_RETURN_IF_ERROR(AddOutputStep(op.name, "layer_normalization", pd, dnnl::layer_normalization_forward(pd),
+                                        {{DNNL_ARG_SRC, x},
+                                         {DNNL_ARG_SCALE, ConstantSlot(channel, params.gamma, channel)},
+                                         {DNNL_ARG_SHIFT, ConstantSlot(channel, params.beta, channel)}}));
   } catch (const dnnl::error& e) {
     return Unsupported(op.name, e);
   }
@@ -514,10 +524,7 @@ Status PlanBuilder::LowerSoftmax(size_t i) {
     dnnl::softmax_forward::desc desc(dnnl::prop_kind::forward_inference, slots_[x].desc,
                                      static_cast<int>(shape.size()) - 1);
     dnnl::softmax_forward::primitive_desc pd(desc, MakeAttr(), engine_);
-    int dst = NewSlot(pd.dst_desc());
-    CRMAP_RETURN_IF_ERROR(AddStep(op.name, "softmax", pd, dnnl::softmax_forward(pd),
-                                  {{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, dst}}));
-    tensor_slot_[op.name] = dst;
+    CRMAP_RETURN_IF_ERROR(AddOutputStep(op.name, "softmax", pd, dnnl::softmax_forward(pd), {{DNNL_ARG_SRC, x}}));
   } catch (const dnnl::error& e) {
     return Unsupported(op.name, e);
   }
@@ -535,10 +542,7 @@ Status PlanBuilder::LowerPool(size_t i) {
     dnnl::pooling_forward::desc desc(dnnl::prop_kind::forward_inference, alg, slots_[x].desc, dst, strides, kernel,
                                      padding, padding);
     dnnl::pooling_forward::primitive_desc pd(desc, MakeAttr(), engine_);
-    int dst_slot = NewSlot(pd.dst_desc());
-    CRMAP_RETURN_IF_ERROR(AddStep(op.name, "pooling", pd, dnnl::pooling_forward(pd),
-                                  {{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, dst_slot}}));
-    tensor_slot_[op.name] = dst_slot;
+    CRMAP_RETURN_IF_ERROR(AddOutputStep(op.name, "pooling", pd, dnnl::pooling_forward(pd), {{DNNL_ARG_SRC, x}}));
   } catch (const dnnl::error& e) {
     return Unsupported(op.name, e);
   }

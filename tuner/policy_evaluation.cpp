@@ -19,14 +19,6 @@ namespace crmap {
 
 namespace {
 
-const char* SourceName(int32_t source) {
-  switch (source) {
-    case CRMAP_SOURCE_TABLE: return "table";
-    case CRMAP_SOURCE_POLICY: return "policy";
-    default: return "fallback";
-  }
-}
-
 // The hook's last error as a Status of the matching code.
 Status HookError(crmap_status status) {
   const std::string message = crmap_hook_last_error();
@@ -156,7 +148,7 @@ Result<EvaluationReport> EvaluatePolicy(const EvaluationRequest& request) {
       methods[m].ratios.push_back(ratio);
       row[methods[m].name] = {{"config", space.ToString(picks[m])}, {"oracle_ratio", ratio}};
     }
-    row["hook_source"] = SourceName(decision.source);
+    row["hook_source"] = HookSourceName(decision.source);
     per_shape.push_back(row);
   }
 

@@ -13,6 +13,15 @@
 
 namespace crmap {
 
+// "table", "policy" or "fallback": a decision's source (crmap_source) as docs and reports name it.
+inline const char* HookSourceName(int32_t source) {
+  switch (source) {
+    case CRMAP_SOURCE_TABLE: return "table";
+    case CRMAP_SOURCE_POLICY: return "policy";
+    default: return "fallback";
+  }
+}
+
 class Hook {
  public:
   Hook() = default;

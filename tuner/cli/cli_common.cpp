@@ -135,4 +135,12 @@ void QuietInfoLogs() {
   if (spdlog::get_level() < spdlog::level::warn) spdlog::set_level(spdlog::level::warn);
 }
 
+void PrintJsonOrText(const cxxopts::ParseResult& args, const Json& json, const std::string& text) {
+  if (args.count("json")) {
+    std::printf("%s\n", json.dump(2).c_str());
+  } else {
+    std::printf("%s", text.c_str());
+  }
+}
+
 }  // namespace crmap::cli

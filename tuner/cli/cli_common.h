@@ -12,6 +12,7 @@
 #include <cxxopts.hpp>
 
 #include "common/atomic_file.h"
+#include "common/json_fields.h"
 #include "common/status.h"
 #include "common/workload.h"
 #include "search_space/search_space.h"
@@ -47,6 +48,9 @@ Result<Target> LoadTarget(const cxxopts::ParseResult& args);
 // multi-threaded plans then lose whole scheduler time slices and rank far too low (seen here: a 2-thread plan
 // measured 40x slower than itself while a compiler ran).
 void WarnIfMachineBusy();
+
+// Prints `json` (with --json) or `text` to stdout.
+void PrintJsonOrText(const cxxopts::ParseResult& args, const Json& json, const std::string& text);
 
 // Raises the log level to warnings (when it is lower): for commands whose --json report should come alone.
 void QuietInfoLogs();

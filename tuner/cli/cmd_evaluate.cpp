@@ -58,7 +58,7 @@ int RunEvaluate(int argc, char** argv) {
   WarnIfMachineBusy();
   Status written = WriteOutOption(args, report->json);
   if (!written.ok()) return Fail(written);
-  std::printf("%s", args.count("json") ? (report->json.dump(2) + "\n").c_str() : report->text.c_str());
+  PrintJsonOrText(args, report->json, report->text);
   return kExitOk;
 }
 

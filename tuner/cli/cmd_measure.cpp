@@ -57,12 +57,7 @@ int RunMeasure(int argc, char** argv) {
     Status written = WriteOutOption(args, json);
     if (!written.ok()) return Fail(written);
   }
-  if (args.count("json")) {
-    std::printf("%s\n", json.dump(2).c_str());
-  } else {
-    std::printf("%s%s", HeaderLine(target->workload, target->dims).c_str(),
-                RenderMeasurement(target->space, result).c_str());
-  }
+  PrintJsonOrText(args, json, HeaderLine(target->workload, target->dims) + RenderMeasurement(target->space, result));
   if (result.status != CandidateStatus::kOk)
     std::fprintf(stderr, "crmap: %s: %s\n", CandidateStatusName(result.status), result.message.c_str());
   return ExitCodeForCandidate(result);
@@ -116,12 +111,7 @@ int RunCompare(int argc, char** argv) {
   Json json = ResultsJson(target->workload, target->space, target->dims, results, CliRecordContext(*session_options));
   Status written = WriteOutOption(args, json);
   if (!written.ok()) return Fail(written);
-  if (args.count("json")) {
-    std::printf("%s\n", json.dump(2).c_str());
-  } else {
-    std::printf("%s%s", HeaderLine(target->workload, target->dims).c_str(),
-                RenderComparison(target->space, results).c_str());
-  }
+  PrintJsonOrText(args, json, HeaderLine(target->workload, target->dims) + RenderComparison(target->space, results));
   return kExitOk;
 }
 

@@ -13,14 +13,6 @@ namespace crmap::cli {
 
 namespace {
 
-const char* SourceName(int32_t source) {
-  switch (source) {
-    case CRMAP_SOURCE_TABLE: return "table";
-    case CRMAP_SOURCE_POLICY: return "policy";
-    default: return "fallback";
-  }
-}
-
 int FailHook(crmap_status status) {
   std::fprintf(stderr, "crmap: error: %s\n", crmap_hook_last_error());
   switch (status) {
@@ -96,13 +88,13 @@ int RunQuery(int argc, char** argv) {
   crmap_metrics metrics;
   hook.Metrics(&metrics);
   if (args.count("json")) {
-    Json j = {{"config", decision.config}, {"source", SourceName(decision.source)},
+    Json j = {{"config", decision.config}, {"source", HookSourceName(decision.source)},
               {"predicted_latency_us", decision.predicted_latency_us}, {"decision_id", decision.decision_id},
               {"values", std::vector<int32_t>(decision.values, decision.values + decision.knob_count)},
               {"out_of_range", metrics.out_of_range > 0}};
     std::printf("%s\n", j.dump(2).c_str());
   } else {
-    std::printf("config     %s\nsource     %s%s\npredicted  %.1f us\n", decision.config, SourceName(decision.source),
+    std::printf("config     %s\nsource     %s%s\npredicted  %.1f us\n", decision.config, HookSourceName(decision.source),
                 metrics.out_of_range ? " (dims outside the workload's declared ranges: extrapolated)" : "",
                 decision.predicted_latency_us);
   }
