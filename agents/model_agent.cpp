@@ -11,6 +11,7 @@ ModelAgent::ModelAgent(const AgentContext& context, ModelAgentOptions options)
       model_(features_.size(), context.seed),
       history_(*context.space),
       rng_(context.seed),
+      shapes_(context_.shapes),
       warmup_(static_cast<size_t>(std::max(0, options.warmup))) {}
 
 double ModelAgent::PredictReward(const Dims& dims, const Config& config) const {
@@ -21,8 +22,8 @@ std::vector<Candidate> ModelAgent::Propose(size_t n) {
   std::vector<Candidate> out;
   std::bernoulli_distribution explore(options_.explore);
   for (size_t attempts = 0; out.size() < n && attempts < n * context_.shapes.size() + n; ++attempts) {
-    const Dims& dims = context_.shapes[LeastMeasuredShape(context_.shapes, proposed_)];
-    ++proposed_[DimsToText(dims)];
+    const Dims& dims = shapes_.Next();
+    shapes_.Count(dims);
     std::optional<Config> choice;
     bool warm = history_.measured() + out.size() >= static_cast<size_t>(options_.warmup);
     if (!warm) {
@@ -56,7 +57,7 @@ void ModelAgent::Observe(const std::vector<Candidate>& candidates, const std::ve
   for (size_t i = 0; i < candidates.size() && i < evaluations.size(); ++i) {
     // Measurements the agent did not propose (history replayed on resume, other bandit arms) count towards
     // the shape order too.
-    if (!history_.Seen(candidates[i])) ++proposed_[DimsToText(candidates[i].dims)];
+    if (!history_.Seen(candidates[i])) shapes_.Count(candidates[i].dims);
     history_.Record(candidates[i], evaluations[i]);
     model_.Add(features_.Encode(candidates[i].dims, candidates[i].config), Reward(evaluations[i]));
   }

@@ -42,7 +42,7 @@ class ModelAgent : public Agent {
   CostModel model_;
   SearchHistory history_;
   std::mt19937_64 rng_;
-  std::map<std::string, size_t> proposed_;
+  ShapeRotation shapes_;  // which shape the next proposal is for
   WarmupDesign warmup_;  // the first proposals
 };
 

@@ -14,6 +14,7 @@ RlAgent::RlAgent(const AgentContext& context, RlOptions options)
                                               PolicyOptions{options.policy_hidden})),
       history_(*context.space),
       rng_(context.seed),
+      shapes_(context_.shapes),
       warmup_(static_cast<size_t>(std::max(0, options.warmup))) {
   for (const auto& knob : context.space->knobs()) {
     ok_count_.emplace_back(knob.values.size(), 0);
@@ -93,8 +94,8 @@ std::vector<Candidate> RlAgent::Propose(size_t n) {
   std::vector<Candidate> out;
   std::bernoulli_distribution explore(options_.explore);
   for (size_t attempts = 0; out.size() < n && attempts < n * context_.shapes.size() + n; ++attempts) {
-    const Dims& dims = context_.shapes[LeastMeasuredShape(context_.shapes, proposed_)];
-    ++proposed_[DimsToText(dims)];
+    const Dims& dims = shapes_.Next();
+    shapes_.Count(dims);
     Config config;
     bool warm = history_.measured() + out.size() >= static_cast<size_t>(options_.warmup);
     if (!warm) {
@@ -130,7 +131,7 @@ void RlAgent::Observe(const std::vector<Candidate>& candidates, const std::vecto
     const Evaluation& e = evaluations[i];
     // Measurements the agent did not propose (history replayed on resume, other bandit arms) count towards
     // the shape order too.
-    if (!history_.Seen(c)) ++proposed_[DimsToText(c.dims)];
+    if (!history_.Seen(c)) shapes_.Count(c.dims);
     history_.Record(c, e);
     double reward = Reward(e);
     critic_->Add(features_.Encode(c.dims, c.config), reward);

@@ -83,7 +83,7 @@ class RlAgent : public Agent {
   std::unique_ptr<PolicyNetwork> policy_;
   SearchHistory history_;
   mutable std::mt19937_64 rng_;
-  std::map<std::string, size_t> proposed_;  // per shape
+  ShapeRotation shapes_;  // which shape the next proposal is for
   WarmupDesign warmup_;  // the first proposals
   // Per knob and value: how often a measured config holding it succeeded / failed.
   std::vector<std::vector<int>> ok_count_, fail_count_;

@@ -71,6 +71,12 @@ Result<Workload> LoadWorkloadOption(const cxxopts::ParseResult& args) {
   return LoadWorkload(args["workload"].as<std::string>());
 }
 
+void AddTargetOptions(cxxopts::Options& options) {
+  options.add_options()
+      ("w,workload", "built-in workload name or path to a workload .json", cxxopts::value<std::string>())
+      ("d,dims", "concrete dims, e.g. tokens=128", cxxopts::value<std::string>());
+}
+
 Result<Target> LoadTarget(const cxxopts::ParseResult& args) {
   CRMAP_ASSIGN_OR_RETURN(Workload workload, LoadWorkloadOption(args));
   CRMAP_ASSIGN_OR_RETURN(SearchSpace space, SearchSpace::Build(workload));

@@ -35,7 +35,8 @@ int Fail(const Status& status);
 // any work) prints and sets *exit_code. Returns false when the command should stop.
 bool ParseOptions(cxxopts::Options& options, int argc, char** argv, cxxopts::ParseResult* result, int* exit_code);
 
-// A workload, its space and checked dims, from --workload and --dims.
+// A workload, its space and checked dims, from --workload and --dims (AddTargetOptions declares both).
+void AddTargetOptions(cxxopts::Options& options);
 struct Target {
   Workload workload;
   SearchSpace space;

@@ -24,9 +24,8 @@ int ExitCodeForCandidate(const CandidateResult& r) {
 
 int RunMeasure(int argc, char** argv) {
   cxxopts::Options options("crmap measure", "Compile, validate and measure one config of a workload at one shape.");
+  AddTargetOptions(options);
   options.add_options()
-      ("w,workload", "built-in workload name or path to a workload .json", cxxopts::value<std::string>())
-      ("d,dims", "concrete dims, e.g. tokens=128", cxxopts::value<std::string>())
       ("c,config", "'default', knob=value;... (others default) or a JSON object",
        cxxopts::value<std::string>()->default_value("default"));
   AddMeasureOptions(options, 30);
@@ -67,9 +66,8 @@ int RunCompare(int argc, char** argv) {
   cxxopts::Options options("crmap compare",
                            "Measure several configs side by side in one process, interleaving rounds; the first "
                            "config is the anchor every ratio refers to.");
+  AddTargetOptions(options);
   options.add_options()
-      ("w,workload", "built-in workload name or path to a workload .json", cxxopts::value<std::string>())
-      ("d,dims", "concrete dims, e.g. tokens=128", cxxopts::value<std::string>())
       ("c,config", "a config (repeat the flag): 'default', knob=value;... or JSON",
        cxxopts::value<std::vector<std::string>>())
       ("baseline", "add peers: 'libtorch' (LibTorch f32 on all cores at its best: eager as installed, with the "

@@ -15,9 +15,8 @@ int RunSweep(int argc, char** argv) {
   cxxopts::Options options("crmap sweep",
                            "Screen every plan config at one shape (chunks anchored on the default config), then "
                            "compare the best ones, the default and optionally LibTorch in one interleaved run.");
+  AddTargetOptions(options);
   options.add_options()
-      ("w,workload", "built-in workload name or path to a workload .json", cxxopts::value<std::string>())
-      ("d,dims", "concrete dims, e.g. tokens=128", cxxopts::value<std::string>())
       ("screen-rounds", "interleaved rounds per screening chunk", cxxopts::value<int>()->default_value("5"))
       ("chunk", "candidates per screening chunk, the anchor included", cxxopts::value<int>()->default_value("12"))
       ("top", "screened configs carried into the final comparison", cxxopts::value<int>()->default_value("5"))
