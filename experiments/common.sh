@@ -11,6 +11,11 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 crmap="$root/build/crmap"
 python=/usr/bin/python3  # Debian's, with python3-matplotlib (the PATH may hold another python3)
 
+# Exits 2 with the build command when crmap is not built.
+crmap_require_built() {
+  [ -x "$crmap" ] || { echo "build crmap first: scripts/build.sh" >&2; exit 2; }
+}
+
 # Parses [--workloads LIST] [--rounds N] [--isa host|avx2] [--out DIR] into $workloads, $rounds, $isa, $out
 # (defaults: every workload, 30 rounds, the host as it is, $1 — or $1/<the ISA crmap runs on> when the script set
 # results_by_isa=1). `--isa avx2` stands in
@@ -32,7 +37,7 @@ crmap_experiment_args() {
       *) echo "usage: $0 [--workloads LIST] [--rounds N] [--isa host|avx2] [--out DIR]" >&2; exit 2 ;;
     esac
   done
-  [ -x "$crmap" ] || { echo "build crmap first: scripts/build.sh" >&2; exit 2; }
+  crmap_require_built
   case "$isa" in
     host) ;;
     avx2)

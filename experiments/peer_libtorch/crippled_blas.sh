@@ -9,12 +9,10 @@
 # usage: experiments/peer_libtorch/crippled_blas.sh [--rounds 30]
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-root="$(cd "$here/../.." && pwd)"
-crmap="$root/build/crmap"
-python=/usr/bin/python3
+source "$here/../common.sh"
 rounds=30
 [ "${1:-}" = --rounds ] && rounds="$2"
-[ -x "$crmap" ] || { echo "build crmap first: scripts/build.sh" >&2; exit 2; }
+crmap_require_built
 out="$here/results/crippled_blas"
 mkdir -p "$out"
 export OPENBLAS_CORETYPE=Prescott

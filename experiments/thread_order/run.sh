@@ -9,9 +9,7 @@
 # usage: experiments/thread_order/run.sh [--rounds 50] [--dims "tokens=2 tokens=24"] [--out DIR]
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-root="$(cd "$here/../.." && pwd)"
-crmap="$root/build/crmap"
-python=/usr/bin/python3
+source "$here/../common.sh"
 rounds=50
 dims="tokens=2 tokens=24"
 out="$here/results"
@@ -23,7 +21,7 @@ while [ $# -gt 0 ]; do
     *) echo "usage: $0 [--rounds N] [--dims \"tokens=N ...\"] [--out DIR]" >&2; exit 2 ;;
   esac
 done
-[ -x "$crmap" ] || { echo "build crmap first: scripts/build.sh" >&2; exit 2; }
+crmap_require_built
 mkdir -p "$out"
 "$crmap" version > "$out/version.txt"
 workload="$here/gpt2_medium_ffn.json"
