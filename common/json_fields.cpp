@@ -1,15 +1,37 @@
 #include "common/json_fields.h"
 
+#include <climits>
 #include <cmath>
 
 namespace crmap {
 
 Result<Json> ParseJsonText(const std::string& text, const std::string& source) {
+  // Keys seen in each object being parsed (innermost last): a repeated key is an error, not "the last wins".
+  std::vector<std::set<std::string>> keys;
+  std::string duplicate;
+  auto check_keys = [&](int /*depth*/, Json::parse_event_t event, Json& parsed) {
+    if (event == Json::parse_event_t::object_start) {
+      keys.emplace_back();
+    } else if (event == Json::parse_event_t::object_end) {
+      if (!keys.empty()) keys.pop_back();
+    } else if (event == Json::parse_event_t::key && !keys.empty() && duplicate.empty()) {
+      const std::string& key = parsed.get_ref<const std::string&>();
+      if (!keys.back().insert(key).second) duplicate = key;
+    }
+    return true;
+  };
+  Json json;
   try {
-    return Json::parse(text);
+    json = Json::parse(text, check_keys);
   } catch (const Json::parse_error& e) {
     return Status::InvalidArgument(source + ": malformed JSON (" + e.what() + ")");
+  } catch (const Json::exception& e) {  // e.g. out_of_range 406: a number beyond double's range (1e999)
+    return Status::InvalidArgument(source + ": unusable JSON value (" + e.what() + ")");
   }
+  if (!duplicate.empty())
+    return Status::InvalidArgument(source + ": key '" + duplicate + "' appears twice in one object; each key may "
+                                   "appear once");
+  return json;
 }
 
 Status CheckKnownFields(const Json& object, const std::set<std::string>& allowed, const std::string& where) {
@@ -46,6 +68,9 @@ Result<std::string> GetString(const Json& object, const std::string& key, const 
 
 Result<int64_t> GetInt(const Json& object, const std::string& key, const std::string& where) {
   CRMAP_ASSIGN_OR_RETURN(const Json* value, Find(object, key, where));
+  if (value->is_number_unsigned() && value->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
+    return Status::InvalidArgument(where + ": field '" + key + "' = " + value->dump() + " is beyond the largest " +
+                                   "integer allowed, " + std::to_string(INT64_MAX));
   if (value->is_number_integer()) return value->get<int64_t>();
   if (value->is_number_float()) {
     double d = value->get<double>();

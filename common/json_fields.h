@@ -18,7 +18,8 @@ namespace crmap {
 
 using Json = nlohmann::json;
 
-// Parses text into JSON; InvalidArgument with the parser's position on malformed input.
+// Parses text into JSON; InvalidArgument with the parser's position on malformed input, on a number beyond
+// double's range (1e999) and on a key repeated within one object.
 Result<Json> ParseJsonText(const std::string& text, const std::string& source);
 
 // Fails if `object` has a key not in `allowed`; the message lists the allowed keys.

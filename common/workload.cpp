@@ -2,6 +2,8 @@
 #include "common/workload.h"
 
 #include <algorithm>
+#include <charconv>
+#include <climits>
 #include <cctype>
 #include <set>
 #include <sstream>
@@ -23,11 +25,11 @@ bool IsIdentifier(const std::string& s) {
 }
 
 bool ParseInt64(const std::string& text, int64_t* out) {
-  if (text.empty() || text.size() > 18) return false;
+  if (text.empty()) return false;
   for (char c : text)
     if (!std::isdigit(static_cast<unsigned char>(c))) return false;
-  *out = std::stoll(text);
-  return true;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), *out);
+  return error == std::errc() && end == text.data() + text.size();  // beyond INT64_MAX: false
 }
 
 struct OpKindInfo {
@@ -275,7 +277,10 @@ Result<Shape> InferOpShape(const OpSpec& op, const std::vector<const Shape*>& in
         y[1] = op.out_features;
       }
       for (int i = 0; i < 2; ++i) {
-        int64_t span = x[2 + i] + 2 * op.padding[i] - op.kernel[i];
+        int64_t span = 0;
+        if (__builtin_mul_overflow(op.padding[i], 2, &span) || __builtin_add_overflow(span, x[2 + i], &span) ||
+            __builtin_sub_overflow(span, op.kernel[i], &span))
+          return ShapeError(op, "padding or kernel too large for the input " + ShapeText(x));
         if (span < 0) return ShapeError(op, "kernel larger than the padded input " + ShapeText(x));
         y[2 + i] = span / op.stride[i] + 1;
       }
@@ -291,9 +296,10 @@ Result<Shape> InferOpShape(const OpSpec& op, const std::vector<const Shape*>& in
       return x;
     case OpKind::kSplitHeads: {
       if (x.size() != 3) return ShapeError(op, "input must be [B, S, F], got " + ShapeText(x));
-      if (x[2] % (op.parts * op.heads) != 0)
+      int64_t split = 0;
+      if (__builtin_mul_overflow(op.parts, op.heads, &split) || split < 1 || x[2] % split != 0)
         return ShapeError(op, "feature size " + std::to_string(x[2]) + " is not divisible by parts*heads");
-      return Shape{x[0], op.heads, x[1], x[2] / (op.parts * op.heads)};
+      return Shape{x[0], op.heads, x[1], x[2] / split};
     }
     case OpKind::kTranspose: {
       if (x.size() < 2) return ShapeError(op, "input must have rank >= 2");
@@ -325,7 +331,8 @@ Result<Dims> ParseDimsText(const std::string& text) {
     int64_t number = 0;
     if (!IsIdentifier(name)) return Status::InvalidArgument("dims: bad dim name '" + name + "'");
     if (!ParseInt64(value, &number) || number < 1)
-      return Status::InvalidArgument("dims: value of '" + name + "' must be a positive integer, got '" + value + "'");
+      return Status::InvalidArgument("dims: value of '" + name + "' must be an integer in [1, " +
+                                     std::to_string(INT64_MAX) + "], got '" + value + "'");
     if (dims.count(name)) return Status::InvalidArgument("dims: '" + name + "' given twice");
     dims[name] = number;
   }
@@ -360,7 +367,8 @@ const char* EltwiseAlgName(EltwiseAlg alg) {
 
 int64_t SizeExpr::Evaluate(const Dims& dims) const {
   int64_t value = constant;
-  for (const auto& name : dim_names) value *= dims.at(name);
+  for (const auto& name : dim_names)
+    if (__builtin_mul_overflow(value, dims.at(name), &value)) return INT64_MAX;  // saturates: "too many elements"
   return value;
 }
 

@@ -60,7 +60,8 @@ enum class PoolAlg { kMax, kAvg };
 struct SizeExpr {
   int64_t constant = 1;
   std::vector<std::string> dim_names;
-  int64_t Evaluate(const Dims& dims) const;  // dims must hold every name (checked at parse time)
+  // dims must hold every name (checked at parse time); INT64_MAX when the product overflows int64.
+  int64_t Evaluate(const Dims& dims) const;
   std::string ToString() const;
 };
 

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <sys/stat.h>
 
+#include "common/file_read.h"
 #include "common/json_fields.h"
 
 namespace crmap {
@@ -51,21 +52,10 @@ std::vector<std::string> BuiltinNames(DatasetKind kind) {
   return names;
 }
 
-Result<std::string> ReadFileText(const std::string& path) {
-  struct stat info {};
-  if (stat(path.c_str(), &info) != 0) return Status::NotFound("no such file: " + path);
-  if (S_ISDIR(info.st_mode)) return Status::InvalidArgument(path + " is a directory, not a file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::InvalidArgument("cannot open " + path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) return Status::InvalidArgument("cannot read " + path);
-  return buffer.str();
-}
-
 Result<DatasetText> ReadDataset(DatasetKind kind, const std::string& name_or_path) {
   if (LooksLikePath(name_or_path)) {
-    CRMAP_ASSIGN_OR_RETURN(std::string text, ReadFileText(name_or_path));
+    CRMAP_ASSIGN_OR_RETURN(std::string text,
+                           ReadFileCapped(name_or_path, kMaxDatasetFileBytes, std::string(KindName(kind)) + " file"));
     return DatasetText{text, name_or_path};
   }
   std::string wanted = std::string(Folder(kind)) + name_or_path + ".json";

@@ -32,11 +32,10 @@ struct DatasetText {
 // Built-in names of one kind, sorted.
 std::vector<std::string> BuiltinNames(DatasetKind kind);
 
-// NotFound names the missing item and lists the built-in names of that kind.
+// NotFound names the missing item and lists the built-in names of that kind. Files are read with the
+// kMaxDatasetFileBytes cap (common/file_read.h).
 Result<DatasetText> ReadDataset(DatasetKind kind, const std::string& name_or_path);
 
-// Reads a whole file. NotFound if it does not exist, InvalidArgument if it cannot be read.
-Result<std::string> ReadFileText(const std::string& path);
 
 // A built-in name or a path; the workload's origin() says which (kBuiltinOrigin or the absolute path).
 Result<Workload> LoadWorkload(const std::string& name_or_path);

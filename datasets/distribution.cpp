@@ -67,8 +67,12 @@ Status Invalid(const std::string& where, const std::string& message) {
 }
 
 void Normalise(std::vector<double>* weights) {
+  // Scaled by the largest weight first, so that weights near DBL_MAX cannot overflow the sum to infinity
+  // (which would make every normalised weight 0 and one value the only one ever drawn).
+  double largest = 0;
+  for (double w : *weights) largest = std::max(largest, w);
   double sum = 0;
-  for (double w : *weights) sum += w;
+  for (double& w : *weights) sum += (w /= largest);
   for (double& w : *weights) w /= sum;
 }
 

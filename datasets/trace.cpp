@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "common/atomic_file.h"
+#include "common/file_read.h"
 #include "common/hash.h"
 #include "common/json_fields.h"
 #include "datasets/catalog.h"
@@ -96,7 +97,7 @@ Status WriteTraceJsonl(const std::string& path, const std::vector<TraceRequest>&
 }
 
 Result<std::vector<TraceRequest>> ReadTraceJsonl(const std::string& path, const Workload& workload) {
-  CRMAP_ASSIGN_OR_RETURN(std::string text, ReadFileText(path));
+  CRMAP_ASSIGN_OR_RETURN(std::string text, ReadFileCapped(path, kMaxTraceFileBytes, "request trace"));
   std::vector<TraceRequest> trace;
   size_t begin = 0;
   for (size_t number = 1; begin < text.size(); ++number) {

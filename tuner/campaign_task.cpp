@@ -44,17 +44,50 @@ Result<ResumeState> AccountForResume(const std::vector<TuningRecord>& records, c
   return state;
 }
 
-Status RunTuneTask(const TuneTask& task, const TaskSettings& settings, TaskReport* report) {
+namespace {
+
+// What a task's definition resolves to before anything is measured.
+struct ResolvedTask {
+  Workload workload;
+  SearchSpace space;
+  std::vector<Dims> shapes;
+};
+
+Result<ResolvedTask> ResolveTask(const TuneTask& task, uint64_t seed) {
   CRMAP_ASSIGN_OR_RETURN(Workload workload, LoadWorkload(task.workload));
   CRMAP_ASSIGN_OR_RETURN(SearchSpace space, SearchSpace::Build(workload));
-  CRMAP_ASSIGN_OR_RETURN(std::vector<Dims> shapes,
-                         ResolveShapes(workload, task.shapes, task.num_shapes, settings.seed));
+  CRMAP_ASSIGN_OR_RETURN(std::vector<Dims> shapes, ResolveShapes(workload, task.shapes, task.num_shapes, seed));
+  return ResolvedTask{std::move(workload), std::move(space), std::move(shapes)};
+}
+
+}  // namespace
+
+Status CheckCampaignName(const std::string& name) {
+  const bool printable = std::all_of(name.begin(), name.end(),
+                                     [](char c) { return static_cast<unsigned char>(c) >= 0x20 && c != 0x7f; });
+  if (name.empty() || name.size() > 200 || !printable)
+    return Status::InvalidArgument("campaign name '" + name + "' must be 1 to 200 printable characters");
+  return Status::Ok();
+}
+
+Status ValidateTuneTask(const TuneTask& task, uint64_t seed) {
+  CRMAP_ASSIGN_OR_RETURN(ResolvedTask resolved, ResolveTask(task, seed));
+  AgentContext context{&resolved.workload, &resolved.space, resolved.shapes, seed};
+  CRMAP_ASSIGN_OR_RETURN(std::unique_ptr<Agent> agent, MakeAgent(task.agent, context));
+  return Status::Ok();
+}
+
+Status RunTuneTask(const TuneTask& task, const TaskSettings& settings, TaskReport* report) {
+  CRMAP_ASSIGN_OR_RETURN(ResolvedTask resolved, ResolveTask(task, settings.seed));
+  const Workload& workload = resolved.workload;
+  const SearchSpace& space = resolved.space;
+  const std::vector<Dims>& shapes = resolved.shapes;
   AgentContext context{&workload, &space, shapes, settings.seed};
   CRMAP_ASSIGN_OR_RETURN(std::unique_ptr<Agent> agent, MakeAgent(task.agent, context));
 
   // What the database already knows about this workload and space.
   std::vector<TuningRecord> records;
-  auto existing = ReadTuningDb(settings.db, workload.fingerprint(), space.fingerprint());
+  auto existing = ReadTuningDbFor(settings.db, workload, space);
   if (existing.ok()) {
     for (const auto& warning : existing->warnings) spdlog::warn("{}", warning);
     records = std::move(existing->records);
@@ -219,6 +252,13 @@ Status RunTuneTask(const TuneTask& task, const TaskSettings& settings, TaskRepor
 }
 
 Status RunCampaignSpec(const CampaignSpec& spec, const TaskSettings& settings, std::vector<TaskReport>* reports) {
+  // Every task is checked before the first is measured: a bad second task must not leave the first half done.
+  for (size_t i = 0; i < spec.tasks.size(); ++i) {
+    const TuneTask& task = spec.tasks[i];
+    CRMAP_RETURN_IF_ERROR(ValidateTuneTask(task, settings.seed)
+                              .WithContext("task " + std::to_string(i + 1) + " (" + task.workload + "/" + task.agent +
+                                           ") of the spec; nothing was measured"));
+  }
   std::map<std::string, int> tasks_named;  // two tasks of one workload and agent get distinct campaign names
   for (const auto& task : spec.tasks) {
     if (settings.stop && settings.stop->load()) break;

@@ -65,11 +65,19 @@ Result<ResumeState> AccountForResume(const std::vector<TuningRecord>& records, c
                                      const std::vector<Dims>& shapes, const SearchSpace& space, bool resume,
                                      const std::string& what);
 
+// A campaign name as records store it: 1 to 200 printable characters (no control characters); InvalidArgument
+// naming the rule otherwise.
+Status CheckCampaignName(const std::string& name);
+
+// Checks a task's definition without measuring: workload, space, shapes and agent resolve. The status RunTuneTask
+// would fail with before its first measurement for a bad definition.
+Status ValidateTuneTask(const TuneTask& task, uint64_t seed);
+
 // Runs one task; on success fills `report`. InvalidArgument for bad input, the database's status when it cannot be
 // read or written.
 Status RunTuneTask(const TuneTask& task, const TaskSettings& settings, TaskReport* report);
 
-// Every task of a spec into one database, task by task, each recorded as campaign "<spec>/<workload>/<agent>"
+// Every task of a spec into one database (all tasks validated first: nothing is measured if one is bad), task by task, each recorded as campaign "<spec>/<workload>/<agent>"
 // ("#2", "#3", ... appended for a second task of the same workload and agent). Stops before the next task when
 // settings.stop is raised; the reports of the tasks that ran are in *reports.
 Status RunCampaignSpec(const CampaignSpec& spec, const TaskSettings& settings, std::vector<TaskReport>* reports);

@@ -31,6 +31,7 @@ void UseSpace(DbWorkloadInfo* info, const Workload& workload, SearchSpace space,
   info->workload_fingerprint = workload.fingerprint();
   info->space_fingerprint = space.fingerprint();
   info->default_config = space.ToString(space.Default());
+  info->workload = workload;
   info->space = std::move(space);
   info->source = source;
 }
@@ -50,6 +51,9 @@ Status LoadDb(const std::string& path, const std::string& workload_option, Db* o
     UseSpace(&info, workload, std::move(space), "--workload");
   }
   CRMAP_ASSIGN_OR_RETURN(db.contents, ReadTuningDb(db.path));
+  if (db.contents.records.empty() && db.contents.skipped_torn > 0)
+    return Status::InvalidArgument(db.path + " holds no parsable record (" + std::to_string(db.contents.skipped_torn) +
+                                   " lines skipped): it is not a tuning database, or it was overwritten");
   for (const auto& warning : db.contents.warnings) spdlog::warn("{}", warning);
   if (!only.empty()) {  // a --workload none of whose records match: say so (they count as other fingerprints)
     WorkloadRef ref = RefFromRecords(db.contents.records, only);
@@ -99,6 +103,22 @@ Status LoadDb(const std::string& path, const std::string& workload_option, Db* o
     if (info.default_config.empty() && (*it)->agent == "anchor" && !(*it)->baseline && db.IsCurrent(**it))
       info.default_config = (*it)->config;
   }
+  // Records of a known workload and space that they cannot use (an unknown knob, a garbage config, dims outside
+  // the ranges) are counted and named, never ranked.
+  std::vector<const TuningRecord*> usable;
+  for (const TuningRecord* r : db.selected) {
+    DbWorkloadInfo& info = db.workloads.at(r->workload);
+    if (db.IsCurrent(*r) && info.workload && info.space) {
+      Status fits = CheckRecordFits(*r, *info.workload, *info.space);
+      if (!fits.ok()) {
+        ++info.unusable;
+        spdlog::warn("{}:{}: record ignored: {}", db.path, r->line, fits.message());
+        continue;
+      }
+    }
+    usable.push_back(r);
+  }
+  db.selected = std::move(usable);
   for (const TuningRecord* r : db.selected)
     ++(db.IsCurrent(*r) ? db.workloads.at(r->workload).current : db.workloads.at(r->workload).other);
   return Status::Ok();
@@ -136,7 +156,8 @@ std::string CountsTable(const char* title, const std::map<std::string, size_t>& 
 std::string DbStatsReport(const Db& db, bool json) {
   std::map<std::string, size_t> by_workload, by_status, by_agent, by_campaign, by_host;
   std::set<std::pair<std::string, Dims>> shapes;
-  size_t other = 0;
+  size_t other = 0, unusable = 0;
+  for (const auto& [name, info] : db.workloads) unusable += info.unusable;
   for (const TuningRecord* r : db.selected) {
     ++by_workload[r->workload];
     ++by_status[r->status];
@@ -155,6 +176,7 @@ std::string DbStatsReport(const Db& db, bool json) {
     out["skipped_torn"] = db.contents.skipped_torn;
     out["shapes"] = shapes.size();
     out["other_fingerprints"] = other;
+    out["unusable"] = unusable;
     out["by_workload"] = by_workload;
     out["by_status"] = by_status;
     out["by_agent"] = by_agent;
@@ -167,7 +189,8 @@ std::string DbStatsReport(const Db& db, bool json) {
                               {"space_fingerprint", info.space_fingerprint},
                               {"source", info.source},
                               {"current", info.current},
-                              {"other", info.other}});
+                              {"other", info.other},
+                              {"unusable", info.unusable}});
     }
     out["fingerprints"] = fingerprints;
     return out.dump(2) + "\n";
@@ -179,6 +202,9 @@ std::string DbStatsReport(const Db& db, bool json) {
   text += Format("\ntorn lines skipped  %zu\n", db.contents.skipped_torn);
   text += Format("distinct shapes     %zu\n", shapes.size());
   text += Format("other fingerprints  %zu%s\n", other, other ? " (counted apart, never ranked by 'best')" : "");
+  if (unusable)
+    text += Format("unusable records    %zu (dims or config their workload rejects: named on stderr, never used)\n",
+                   unusable);
 
   TextTable fingerprints(
       {"workload", ">records", ">current", ">other fp", "current fingerprints (workload/space)", "from"});

@@ -29,10 +29,12 @@ struct DbWorkloadInfo {
   std::string workload_fingerprint;
   std::string space_fingerprint;
   std::string source;                // "built-in", "--workload", the file its records name, or "latest record"
+  std::optional<Workload> workload;   // when it could be loaded
   std::optional<SearchSpace> space;  // when the workload could be loaded
   std::string default_config;        // canonical string; empty when unknown
   size_t current = 0;                // records with the current fingerprints
   size_t other = 0;                  // records with other fingerprints
+  size_t unusable = 0;               // current records CheckRecordFits refuses (left out of `selected`)
 };
 
 // A database read for one command: the selected records (all, or those of one workload) and per workload its

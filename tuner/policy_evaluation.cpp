@@ -1,5 +1,7 @@
 #include "tuner/policy_evaluation.h"
 
+#include <spdlog/spdlog.h>
+
 #include <cmath>
 #include <map>
 #include <set>
@@ -89,8 +91,9 @@ Result<EvaluationReport> EvaluatePolicy(const EvaluationRequest& request) {
                                    "'s search space (fingerprint " + file.space_fingerprint + ", now " +
                                    space.fingerprint() + "): retrain it");
   const std::string db_path = request.db_path.empty() ? file.training.db_path : request.db_path;
-  auto db = ReadTuningDb(db_path, workload.fingerprint(), space.fingerprint());
+  auto db = ReadTuningDbFor(db_path, workload, space);
   if (!db.ok()) return db.status().WithContext("the training database (for the static plan; --db names it)");
+  for (const auto& warning : db->warnings) spdlog::warn("{}", warning);
   CRMAP_ASSIGN_OR_RETURN(std::vector<Dims> shapes, HeldOutShapes(request, workload, file));
 
   Hook hook;

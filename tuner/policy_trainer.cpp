@@ -8,6 +8,7 @@
 #include <set>
 
 #include "agents/rl_agent.h"
+#include "common/file_read.h"
 #include "common/hash.h"
 #include "datasets/catalog.h"
 #include "search_space/features.h"
@@ -197,8 +198,8 @@ Result<PolicyFile> TrainPolicy(const Workload& workload, const SearchSpace& spac
   const TuningRecord& first = records.front();
   file.host = {first.host_cpu, first.host_isa, first.host_onednn, static_cast<uint32_t>(std::max(0, first.host_cores))};
   file.training.db_path = options.db_path;
-  auto db_text = ReadFileText(options.db_path);
-  file.training.db_digest = db_text.ok() ? HexDigest(Fnv1a64(*db_text)) : "";
+  auto db_digest = DigestFile(options.db_path, kMaxTuningDbBytes, "tuning database");
+  file.training.db_digest = db_digest.ok() ? HexDigest(*db_digest) : "";
   file.training.date = UtcTimestamp();
   file.training.crmap_version = CRMAP_VERSION_STRING;
   file.training.records_used = observations.size();
@@ -228,7 +229,9 @@ Status TrainFromDatabase(const std::string& db_path, const std::string& workload
   CRMAP_ASSIGN_OR_RETURN(TuningDbContents all, ReadTuningDb(db_path));
   CRMAP_ASSIGN_OR_RETURN(Workload workload, ResolveDbWorkload(all.records, workload_option, db_path));
   CRMAP_ASSIGN_OR_RETURN(SearchSpace space, SearchSpace::Build(workload));
-  CRMAP_ASSIGN_OR_RETURN(TuningDbContents db, ReadTuningDb(db_path, workload.fingerprint(), space.fingerprint()));
+  CRMAP_ASSIGN_OR_RETURN(TuningDbContents db, ReadTuningDbFor(db_path, workload, space));
+  for (const auto& warning : db.warnings) spdlog::warn("{}", warning);
+  if (report) report->ignored = db.unusable;
   if (db.records.empty())
     return Status::InvalidArgument(db_path + " has no records of " + workload.name() + " with its current "
                                    "fingerprints (" + std::to_string(db.other_fingerprints) + " of others)");

@@ -30,6 +30,7 @@ struct TrainOptions {
 
 struct TrainReport {
   size_t records = 0;        // records used
+  size_t ignored = 0;        // records of this workload refused by CheckRecordFits (named in warnings on stderr)
   size_t shapes = 0;         // tuned shapes (with a measured default config)
   double critic_loss = 0;    // mean squared error on the records
   size_t policy_agrees = 0;  // tuned shapes where the policy's greedy config is the table's best

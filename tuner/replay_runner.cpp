@@ -1,5 +1,7 @@
 #include "tuner/replay_runner.h"
 
+#include <spdlog/spdlog.h>
+
 #include <cmath>
 #include <map>
 
@@ -26,12 +28,15 @@ double GeoMeanOracleRatio(const std::vector<Dims>& shapes, const std::map<std::s
   return GeometricMean(ratios);
 }
 
-std::vector<std::string> SplitAgents(const std::string& text) {
+Result<std::vector<std::string>> SplitAgents(const std::string& text) {
   std::vector<std::string> names;
   for (size_t start = 0; start <= text.size();) {
     size_t comma = text.find(',', start);
     if (comma == std::string::npos) comma = text.size();
-    if (comma > start) names.push_back(text.substr(start, comma - start));
+    if (comma == start)
+      return Status::InvalidArgument("--agent '" + text + "' has an empty name; give a comma-separated list of " +
+                                     JoinNames(AgentNames()));
+    names.push_back(text.substr(start, comma - start));
     start = comma + 1;
   }
   return names;
@@ -82,11 +87,13 @@ Result<ReplayRun> ReplayAgent(Agent& agent, ReplayEvaluator& replay, const Searc
 }
 
 Result<ReplayReport> RunReplay(const ReplayRequest& request) {
+  CRMAP_ASSIGN_OR_RETURN(std::vector<std::string> agent_names, SplitAgents(request.agents));
   CRMAP_ASSIGN_OR_RETURN(TuningDbContents all, ReadTuningDb(request.db_path));
   CRMAP_ASSIGN_OR_RETURN(Workload workload, ResolveDbWorkload(all.records, request.workload, request.db_path));
   CRMAP_ASSIGN_OR_RETURN(SearchSpace space, SearchSpace::Build(workload));
   CRMAP_ASSIGN_OR_RETURN(TuningDbContents db,
-                         ReadTuningDb(request.db_path, workload.fingerprint(), space.fingerprint()));
+                         ReadTuningDbFor(request.db_path, workload, space));
+  for (const auto& warning : db.warnings) spdlog::warn("{}", warning);
   ReplayEvaluator replay(space, db.records);
   std::vector<Dims> shapes = replay.Shapes();
   if (shapes.empty())
@@ -108,7 +115,7 @@ Result<ReplayReport> RunReplay(const ReplayRequest& request) {
     json["oracle"][DimsToText(dims)] = {{"speedup", replay.OracleSpeedup(dims)},
                                         {"config", space.ToString(replay.OracleConfig(dims))}};
   TextTable table({"agent", ">seed", ">measured", ">final best/oracle", ">at 10% of recorded"});
-  for (const auto& name : SplitAgents(request.agents)) {
+  for (const auto& name : agent_names) {
     for (int seed = 1; seed <= request.seeds; ++seed) {
       std::vector<Dims> train = shapes;
       std::vector<Dims> held_out;

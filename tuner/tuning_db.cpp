@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "common/file_read.h"
 #include "tuner/measurement_record.h"
 
 namespace crmap {
@@ -148,6 +149,25 @@ Result<TuningRecord> RecordFromJson(Json json, const std::string& where) {
   return r;
 }
 
+// Reads the next line (without its '\n') into *line; false at the end of the file. A line longer than
+// `max_bytes` is consumed without being kept: *oversized is set and *line is empty.
+bool ReadCappedLine(FILE* file, size_t max_bytes, std::string* line, bool* oversized) {
+  line->clear();
+  *oversized = false;
+  int c = getc_unlocked(file);
+  if (c == EOF) return false;
+  for (; c != EOF && c != '\n'; c = getc_unlocked(file)) {
+    if (*oversized) continue;
+    if (line->size() >= max_bytes) {
+      *oversized = true;
+      std::string().swap(*line);
+      continue;
+    }
+    line->push_back(static_cast<char>(c));
+  }
+  return true;
+}
+
 // Parses text as JSON without throwing; false on malformed text.
 bool ParseJsonLine(const std::string& line, Json* json) {
   *json = Json::parse(line, nullptr, /*allow_exceptions=*/false);
@@ -235,6 +255,11 @@ Result<TuningDbContents> ReadTuningDb(const std::string& path, const std::string
     ::close(fd);
     return Status::InvalidArgument(path + " is not a regular file");
   }
+  if (static_cast<uint64_t>(st.st_size) > kMaxTuningDbBytes) {
+    ::close(fd);
+    return Status::InvalidArgument(path + ": larger than " + FormatBytes(kMaxTuningDbBytes) +
+                                   ", the limit for a tuning database (split it, or is it the right file?)");
+  }
   FILE* file = ::fdopen(fd, "r");
   if (file == nullptr) {
     int error = errno;
@@ -244,13 +269,17 @@ Result<TuningDbContents> ReadTuningDb(const std::string& path, const std::string
 
   TuningDbContents contents;
   Status status;
-  char* buffer = nullptr;
-  size_t capacity = 0;
   size_t line_number = 0;
-  ssize_t length;
-  while ((length = ::getline(&buffer, &capacity, file)) >= 0) {
+  std::string line;
+  bool oversized = false;
+  while (ReadCappedLine(file, kMaxTuningDbLineBytes, &line, &oversized)) {
     ++line_number;
-    std::string line(buffer, static_cast<size_t>(length));
+    if (oversized) {
+      ++contents.skipped_torn;
+      contents.warnings.push_back(path + ":" + std::to_string(line_number) + ": line longer than " +
+                                  FormatBytes(kMaxTuningDbLineBytes) + " (the limit for one record) skipped");
+      continue;
+    }
     if (IsBlank(line)) continue;
     Json json;
     if (!ParseJsonLine(line, &json)) {
@@ -272,9 +301,31 @@ Result<TuningDbContents> ReadTuningDb(const std::string& path, const std::string
     contents.records.push_back(std::move(record).value());
   }
   if (status.ok() && std::ferror(file)) status = ErrnoStatus(path, "read", errno ? errno : EIO);
-  std::free(buffer);
   std::fclose(file);
   if (!status.ok()) return status;
+  return contents;
+}
+
+Status CheckRecordFits(const TuningRecord& record, const Workload& workload, const SearchSpace& space) {
+  CRMAP_RETURN_IF_ERROR(workload.CheckDims(record.dims));
+  if (!record.baseline) CRMAP_RETURN_IF_ERROR(space.Parse(record.config).status());
+  return Status::Ok();
+}
+
+Result<TuningDbContents> ReadTuningDbFor(const std::string& path, const Workload& workload, const SearchSpace& space) {
+  CRMAP_ASSIGN_OR_RETURN(TuningDbContents contents, ReadTuningDb(path, workload.fingerprint(), space.fingerprint()));
+  std::vector<TuningRecord> usable;
+  usable.reserve(contents.records.size());
+  for (TuningRecord& record : contents.records) {
+    Status fits = CheckRecordFits(record, workload, space);
+    if (fits.ok()) {
+      usable.push_back(std::move(record));
+      continue;
+    }
+    ++contents.unusable;
+    contents.warnings.push_back(path + ":" + std::to_string(record.line) + ": record ignored: " + fits.message());
+  }
+  contents.records = std::move(usable);
   return contents;
 }
 
@@ -326,16 +377,18 @@ Status TuningDbWriter::Append(const Json& record) {
     return Status::InvalidArgument(path_ + ": record cannot be serialised: " + e.what());
   }
   line += '\n';
+  const off_t end_before = ::lseek(fd_, 0, SEEK_END);
   size_t written = 0;
   int error = WriteFully(fd_, line.data(), line.size(), &written);
   if (error != 0) {
-    // Part of the line may be on disk: end it so that the next record starts on a line of its own (readers skip
-    // the fragment). Best effort: if the disk is full this fails too, and the next Open ends the line instead.
-    if (written > 0) {
+    // Part of the line may be on disk (disk full): cut it off, so that the file holds whole records only. If
+    // that fails too, end the fragment so that the next record starts on a line of its own (readers skip it;
+    // the next Open ends the line if this cannot).
+    if (written > 0 && (end_before < 0 || ::ftruncate(fd_, end_before) != 0)) {
       size_t ignored = 0;
       WriteFully(fd_, "\n", 1, &ignored);
     }
-    return ErrnoStatus(path_, "write", error);
+    return ErrnoStatus(path_, "append a record to", error);
   }
   if (::fdatasync(fd_) != 0) return ErrnoStatus(path_, "fdatasync", errno);
   return Status::Ok();

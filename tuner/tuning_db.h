@@ -21,6 +21,7 @@
 #include "common/json_fields.h"
 #include "common/status.h"
 #include "common/workload.h"
+#include "search_space/search_space.h"
 
 namespace crmap {
 
@@ -62,13 +63,25 @@ struct TuningDbContents {
   std::vector<TuningRecord> records;       // in file order
   size_t skipped_torn = 0;                 // unparsable lines skipped
   size_t other_fingerprints = 0;           // records of another workload/space, not returned
+  size_t unusable = 0;                     // ReadTuningDbFor: records CheckRecordFits refused, not returned
   std::vector<std::string> warnings;       // one per skipped line, naming it
 };
 
-// Reads the whole file. A missing file is NotFound. If `workload_fingerprint` / `space_fingerprint` are not
+// Reads the whole file (at most kMaxTuningDbBytes, lines of at most kMaxTuningDbLineBytes; longer lines are
+// skipped like torn ones). A missing file is NotFound. If `workload_fingerprint` / `space_fingerprint` are not
 // empty, only matching records are returned (the others are counted in other_fingerprints).
 Result<TuningDbContents> ReadTuningDb(const std::string& path, const std::string& workload_fingerprint = "",
                                       const std::string& space_fingerprint = "");
+
+// Whether a record of this workload and space (by fingerprint) can be used: its dims are the workload's, within
+// their ranges, and its config (unless it is a peer's baseline row) is one the space can parse. A record that
+// fails was edited or written by a broken tool; InvalidArgument says why.
+Status CheckRecordFits(const TuningRecord& record, const Workload& workload, const SearchSpace& space);
+
+// ReadTuningDb of one workload and space, without the records CheckRecordFits refuses: they are counted in
+// `unusable` and each named (line and reason) in `warnings`, so train, replay, evaluate, db and resume all
+// ignore the same records and say so.
+Result<TuningDbContents> ReadTuningDbFor(const std::string& path, const Workload& workload, const SearchSpace& space);
 
 class TuningDbWriter {
  public:

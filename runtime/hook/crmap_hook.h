@@ -83,14 +83,18 @@ typedef struct crmap_metrics {
   uint64_t by_source[3];        /* indexed by crmap_source */
   uint64_t cache_hits;          /* policy answers served from the per-shape cache */
   uint64_t network_evaluations; /* policy answers that ran the network */
-  uint64_t out_of_range;        /* decisions for dims outside the declared dim ranges (extrapolated) */
+  uint64_t out_of_range;        /* decisions for dims outside the declared dim ranges (answered as the nearest
+                                 * dims inside them) */
   uint64_t observations;
-  uint64_t unknown_observations; /* observe with an id never issued, too old, or observed before */
+  uint64_t unknown_observations; /* observe with an id never issued or observed before (a caller's bug) */
   double mean_abs_log_error;    /* mean |log(measured / predicted)| over observations with a prediction */
   double mean_latency_us;
   double mean_queue_wait_us;
   uint64_t reloads;
   uint64_t policy_generation;   /* 0: no policy loaded (fallback only) */
+  /* observe of a decision older than the last 65536 (the observe window: ~20 ms at 3 M decisions/s): its
+   * latency is lost. Non-zero means observes lag decides by more than the window (see docs/hook.md). */
+  uint64_t expired_observations;
 } crmap_metrics;
 
 typedef struct crmap_hook crmap_hook;

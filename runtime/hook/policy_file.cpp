@@ -4,12 +4,11 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/atomic_file.h"
+#include "common/file_read.h"
 #include "common/hash.h"
 
 namespace crmap {
@@ -330,6 +329,17 @@ Status ValidatePolicyFile(const PolicyFile& f) {
     if (!std::isfinite(f.features[i].lo) || !std::isfinite(f.features[i].hi))
       return Status::Corruption("feature '" + expected[i] + "' has a non-finite scale");
   }
+  // A dim's feature scales log2(value) over log2 of its declared range (search_space/feature_math.h); any other
+  // scale (hi == lo for a range that is not a single value, hi < lo) would distort every decision.
+  for (size_t i = 0; i < f.dims.size(); ++i) {
+    const double lo = std::log2(static_cast<double>(f.dims[i].min)), hi = std::log2(static_cast<double>(f.dims[i].max));
+    if (std::fabs(f.features[i].lo - lo) > 1e-9 * (1 + std::fabs(lo)) ||
+        std::fabs(f.features[i].hi - hi) > 1e-9 * (1 + std::fabs(hi)))
+      return Status::Corruption("feature '" + expected[i] + "' scales over [" + std::to_string(f.features[i].lo) +
+                                ", " + std::to_string(f.features[i].hi) + "]; the dim's range [" +
+                                std::to_string(f.dims[i].min) + ", " + std::to_string(f.dims[i].max) +
+                                "] defines [log2 min, log2 max] = [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  }
   if (f.mask.size() != f.knobs.size()) return Status::Corruption("the mask does not cover every knob");
   for (size_t k = 0; k < f.knobs.size(); ++k)
     if (f.mask[k].size() != f.knobs[k].values.size())
@@ -363,6 +373,10 @@ Status ValidatePolicyFile(const PolicyFile& f) {
     CRMAP_RETURN_IF_ERROR(CheckConfig(f.knobs, e.config, what));
     if (!std::isfinite(e.median_us) || !std::isfinite(e.p99_us) || !std::isfinite(e.speedup))
       return Status::Corruption(what + " holds a NaN or infinite number");
+    if (!(e.median_us > 0) || !(e.p99_us > 0) || !(e.speedup > 0))
+      return Status::Corruption(what + " holds a latency or speedup <= 0 (median " + std::to_string(e.median_us) +
+                                " us, p99 " + std::to_string(e.p99_us) + " us, speedup " + std::to_string(e.speedup) +
+                                "); measured figures are positive");
   }
   CRMAP_RETURN_IF_ERROR(CheckConfig(f.knobs, f.fallback, "fallback config"));
   return Status::Ok();
@@ -415,12 +429,8 @@ Result<PolicyFile> ReadPolicyFile(const std::string& path) {
   struct stat info {};
   if (stat(path.c_str(), &info) != 0) return Status::NotFound("no such policy file: " + path);
   if (!S_ISREG(info.st_mode)) return Status::InvalidArgument(path + " is not a regular file");
-  if (info.st_size > (int64_t{1} << 30)) return Status::Corruption(path + ": absurdly large for a policy file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::InvalidArgument("cannot open " + path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  Result<PolicyFile> file = DecodePolicyFile(buffer.str());
+  CRMAP_ASSIGN_OR_RETURN(std::string bytes, ReadFileCapped(path, kMaxPolicyFileBytes, "policy file"));
+  Result<PolicyFile> file = DecodePolicyFile(bytes);
   if (!file.ok()) return file.status().WithContext(path);
   return file;
 }

@@ -32,6 +32,7 @@ constexpr uint32_t kMaxKnobValues = 64;
 constexpr uint32_t kMaxHidden = 1024;
 constexpr uint32_t kMaxLayerInputs = 8192;
 constexpr uint32_t kMaxTableEntries = 1000000;
+constexpr uint64_t kMaxPolicyFileBytes = uint64_t{256} << 20;  // a whole file (ReadPolicyFile)
 
 struct PolicyDim {
   std::string name;

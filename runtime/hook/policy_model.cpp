@@ -90,10 +90,19 @@ Result<std::unique_ptr<PolicyModel>> PolicyModel::Create(PolicyFile file) {
     if (size > UINT64_MAX / knob.values.size()) model->ids_fit_ = false;
     size *= knob.values.size();
   }
+  // The critic re-ranks the measured configs (table and fallback) against the policy's own choice; a config
+  // holding a value the mask forbids is never offered, so a decision away from the table obeys the mask.
+  auto allowed = [&f](const std::vector<uint32_t>& config) {
+    for (size_t k = 0; k < config.size(); ++k)
+      if (!f.mask[k][config[k]]) return false;
+    return true;
+  };
   for (const auto& entry : f.table)
-    if (std::find(model->candidates_.begin(), model->candidates_.end(), entry.config) == model->candidates_.end())
+    if (allowed(entry.config) &&
+        std::find(model->candidates_.begin(), model->candidates_.end(), entry.config) == model->candidates_.end())
       model->candidates_.push_back(entry.config);
-  if (std::find(model->candidates_.begin(), model->candidates_.end(), f.fallback) == model->candidates_.end())
+  if (allowed(f.fallback) &&
+      std::find(model->candidates_.begin(), model->candidates_.end(), f.fallback) == model->candidates_.end())
     model->candidates_.push_back(f.fallback);
   model->trunk1_ = Transpose(f.policy.trunk1);
   model->critic1_ = Transpose(f.critic.layer1);
@@ -128,7 +137,12 @@ long PolicyModel::FindTableEntry(const int64_t* dims) const {
 }
 
 void PolicyModel::DimFeatures(const int64_t* dims, float* out) const {
-  for (size_t i = 0; i < file_.dims.size(); ++i) out[i] = ScaledLogDim(dims[i], file_.features[i].lo, file_.features[i].hi);
+  // Outside its declared range a dim is answered as the nearest value inside it: the networks and the latency
+  // model are not extrapolated (a dim of 2^62 would otherwise predict 10^14 us).
+  for (size_t i = 0; i < file_.dims.size(); ++i) {
+    const int64_t value = std::clamp(dims[i], file_.dims[i].min, file_.dims[i].max);
+    out[i] = ScaledLogDim(value, file_.features[i].lo, file_.features[i].hi);
+  }
 }
 
 double PolicyModel::Decide(const int64_t* dims, uint32_t* config) const {

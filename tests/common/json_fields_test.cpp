@@ -34,6 +34,24 @@ TEST(ParseJsonTextTest, MalformedTextNamesTheSource) {
 
 TEST(ParseJsonTextTest, EmptyTextIsAnError) { EXPECT_FALSE(ParseJsonText("", "empty").ok()); }
 
+TEST(ParseJsonTextTest, ANumberBeyondDoubleIsAnErrorNotAnAbort) {
+  for (const char* text : {"{\"weights\": 1e999}", "[-1e400]", "{\"a\": {\"b\": 2e308}}"}) {
+    Result<Json> json = ParseJsonText(text, "spec.json");
+    ASSERT_FALSE(json.ok()) << text;
+    EXPECT_EQ(json.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(json.status().message().find("spec.json"), std::string::npos) << json.status().message();
+  }
+}
+
+TEST(ParseJsonTextTest, AKeyRepeatedInOneObjectIsAnErrorNamingIt) {
+  Result<Json> json = ParseJsonText(R"({"name": "bert_ffn", "dims": {}, "name": "other"})", "w.json");
+  ASSERT_FALSE(json.ok());
+  EXPECT_NE(json.status().message().find("key 'name' appears twice"), std::string::npos) << json.status().message();
+  EXPECT_FALSE(ParseJsonText(R"({"a": [{"x": 1, "x": 2}]})", "nested").ok());
+  // The same key in different objects is fine.
+  EXPECT_TRUE(ParseJsonText(R"({"a": {"x": 1}, "b": {"x": 2}, "c": [{"x": 3}, {"x": 4}]})", "ok").ok());
+}
+
 TEST(CheckKnownFieldsTest, AcceptsKnownFields) {
   EXPECT_TRUE(CheckKnownFields(Json::parse(R"({"a": 1, "b": 2})"), {"a", "b", "c"}, "thing").ok());
   EXPECT_TRUE(CheckKnownFields(Json::object(), {"a"}, "thing").ok());
@@ -75,6 +93,15 @@ TEST(GetIntTest, ReadsIntegersAndIntegralFloats) {
   EXPECT_EQ(*GetInt(kObject, "count", "w"), 3);
   EXPECT_EQ(*GetInt(kObject, "negative", "w"), -7);
   EXPECT_EQ(*GetInt(kObject, "whole_float", "w"), 4);
+}
+
+TEST(GetIntTest, AnIntegerBeyondInt64IsRefusedNotWrapped) {
+  Json object = Json::parse(R"({"n": 9223372036854775808, "m": 9223372036854775807})");
+  Result<int64_t> n = GetInt(object, "n", "record");
+  ASSERT_FALSE(n.ok());  // was -9223372036854775808
+  EXPECT_NE(n.status().message().find("9223372036854775808"), std::string::npos) << n.status().message();
+  ASSERT_TRUE(GetInt(object, "m", "record").ok());
+  EXPECT_EQ(*GetInt(object, "m", "record"), INT64_MAX);
 }
 
 TEST(GetIntTest, RejectsFractionsHugeValuesAndOtherTypes) {

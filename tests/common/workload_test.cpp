@@ -104,8 +104,9 @@ TEST(DimsTextTest, MalformedItemsAreErrorsNamingTheItem) {
   };
   const Case cases[] = {
       {"tokens", "expected name=value, got 'tokens'"},
-      {"tokens=abc", "value of 'tokens' must be a positive integer"},
-      {"tokens=-3", "value of 'tokens' must be a positive integer"},
+      {"tokens=abc", "value of 'tokens' must be an integer in [1, 9223372036854775807]"},
+      {"tokens=-3", "value of 'tokens' must be an integer in [1, "},
+      {"tokens=9223372036854775808", "value of 'tokens' must be an integer in [1, 9223372036854775807]"},
       {"tokens=", "value of 'tokens'"},
       {"tokens=1.5", "value of 'tokens'"},
       {"tokens=99999999999999999999", "value of 'tokens'"},
@@ -119,6 +120,12 @@ TEST(DimsTextTest, MalformedItemsAreErrorsNamingTheItem) {
     EXPECT_EQ(dims.status().code(), StatusCode::kInvalidArgument);
     EXPECT_TRUE(Contains(dims.status().message(), c.expected)) << c.text;
   }
+}
+
+TEST(DimsTextTest, TheLargestInt64IsADimValueForCheckDimsToJudge) {
+  auto dims = ParseDimsText("tokens=9223372036854775807");
+  ASSERT_TRUE(dims.ok()) << dims.status().message();  // was "must be a positive integer"
+  EXPECT_EQ(dims->at("tokens"), INT64_MAX);
 }
 
 // --- names and small helpers ----------------------------------------------------------------------------
@@ -335,6 +342,39 @@ TEST(InferShapesTest, ConvWithDistinctHeightAndWidthAttributes) {
   // h: (16 + 2 - 3) / 2 + 1 = 8; w: (20 + 0 - 5) / 3 + 1 = 6
   EXPECT_EQ(shapes->at("c"), (Shape{2, 4, 8, 6}));
   EXPECT_EQ(shapes->at("p"), (Shape{2, 4, 4, 3}));
+}
+
+TEST(InferShapesTest, SizeProductsThatOverflowInt64AreTooLargeNotWrapped) {
+  // tokens*tokens at tokens = 2^32 is 2^64: it wrapped to 0, passed the parse-time check at the range's corners,
+  // and a later division raised SIGFPE. Now the product saturates and the workload is refused when parsed.
+  for (const char* max : {"4294967296", "3037000500", "4611686018427387904"}) {
+    std::string text = std::string(R"({
+      "format": "crmap.workload/1", "name": "square", "dims": {"tokens": {"min": 1, "max": )") + max +
+                       R"(, "typical": 8}},
+      "inputs": [{"name": "x", "shape": ["tokens*tokens", 4]}],
+      "ops": [{"name": "fc", "op": "linear", "inputs": ["x"], "out_features": 4}],
+      "outputs": ["fc"]})";
+    auto w = ParseWorkload(text, "square.json");
+    ASSERT_FALSE(w.ok()) << max;
+    EXPECT_EQ(w.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_TRUE(Contains(w.status().message(), "elements")) << w.status().message();
+  }
+  SizeExpr square{1, {"tokens", "tokens"}};
+  EXPECT_EQ(square.Evaluate({{"tokens", int64_t{1} << 32}}), INT64_MAX);
+  EXPECT_EQ(square.Evaluate({{"tokens", 1000}}), 1000000);
+}
+
+TEST(InferShapesTest, ConvPaddingThatOverflowsIsAnError) {
+  Json json = Json::parse(R"({
+    "format": "crmap.workload/1", "name": "conv", "dims": {"size": {"min": 8, "max": 32, "typical": 16}},
+    "inputs": [{"name": "img", "shape": [1, 4, "size", "size"]}],
+    "ops": [{"name": "c", "op": "conv2d", "inputs": ["img"], "out_channels": 4, "kernel": 3,
+             "padding": 4611686018427387904}],
+    "outputs": ["c"]})");
+  auto w = ParseWorkload(json.dump(), "conv.json");
+  if (!w.ok()) return;  // refusing the attribute at parse time is as good
+  auto shapes = w->InferShapes({{"size", 16}});
+  EXPECT_FALSE(shapes.ok());
 }
 
 TEST(InferShapesTest, BertAttentionHeads) {

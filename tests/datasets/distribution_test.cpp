@@ -83,6 +83,18 @@ TEST(DistributionTest, CategoricalFrequenciesMatchWeights) {
   EXPECT_NEAR(counts[32] / double(n), 0.2, 0.015);
 }
 
+TEST(DistributionTest, WeightsNearTheLargestDoubleStillDrawEveryValue) {
+  // [1e308, 1e308] summed to infinity: every normalised weight became 0 and only one value was ever drawn.
+  auto distribution =
+      Parse(TokensFile(R"({"type": "categorical", "values": [1, 8, 32], "weights": [1e308, 1e308, 1e308]})"));
+  ASSERT_TRUE(distribution.ok()) << distribution.status().ToString();
+  std::map<int64_t, int> counts;
+  const int n = 30000;
+  for (int64_t v : Draw(*distribution, "tokens", n, 5)) ++counts[v];
+  ASSERT_EQ(counts.size(), 3u);
+  for (const auto& [value, count] : counts) EXPECT_NEAR(count / double(n), 1.0 / 3, 0.02) << value;
+}
+
 TEST(DistributionTest, CategoricalWithoutWeightsIsUniform) {
   auto distribution = Parse(TokensFile(R"({"type": "categorical", "values": [2, 4, 6, 8]})"));
   ASSERT_TRUE(distribution.ok()) << distribution.status().ToString();

@@ -62,6 +62,44 @@ TEST_F(CampaignTaskTest, ResumeCountsThisCampaignsProposalsAtItsShapesOnly) {
 
 // A tiny real campaign: every proposal and each shape's anchor stored, the confirmation round's peer rows stored,
 // and a second run of the same campaign refused without --resume.
+TEST_F(CampaignTaskTest, ASpecWithOneBadTaskMeasuresNothing) {
+  const fs::path dir = fs::path(::testing::TempDir()) / "crmap_campaign_spec_validation_test";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  CampaignSpec spec;
+  spec.name = "v";
+  TuneTask good;
+  good.workload = std::string(CRMAP_SOURCE_DIR) + "/tests/data/tiny_mlp.json";
+  good.shapes = "batch=2";
+  good.agent = "random";
+  good.budget = 2;
+  for (const char* broken : {"workload", "agent", "shapes"}) {
+    TuneTask bad = good;
+    if (std::string(broken) == "workload") bad.workload = "no_such_workload";
+    if (std::string(broken) == "agent") bad.agent = "genetic";
+    if (std::string(broken) == "shapes") bad.shapes = "batch=99999";
+    spec.tasks = {good, bad};
+    TaskSettings settings;
+    settings.db = (dir / "db.jsonl").string();
+    settings.rounds = 1;
+    settings.warmup = 0;
+    std::vector<TaskReport> reports;
+    Status ran = RunCampaignSpec(spec, settings, &reports);
+    ASSERT_FALSE(ran.ok()) << broken;
+    EXPECT_NE(ran.message().find("task 2"), std::string::npos) << ran.message();
+    EXPECT_NE(ran.message().find("nothing was measured"), std::string::npos) << ran.message();
+    EXPECT_TRUE(reports.empty());
+    EXPECT_FALSE(fs::exists(settings.db)) << broken << ": the first task was measured before the second was checked";
+  }
+}
+
+TEST(CampaignNameTest, EmptyControlAndOverlongNamesAreRefused) {
+  EXPECT_TRUE(CheckCampaignName("spec/bert_ffn/rl#2").ok());
+  EXPECT_FALSE(CheckCampaignName("").ok());
+  EXPECT_FALSE(CheckCampaignName("a\nb").ok());
+  EXPECT_FALSE(CheckCampaignName(std::string(201, 'x')).ok());
+}
+
 TEST_F(CampaignTaskTest, RunsStoresConfirmsAndRefusesToRepeatItself) {
   const fs::path dir = fs::path(::testing::TempDir()) / "crmap_campaign_task_test";
   fs::remove_all(dir);

@@ -139,4 +139,8 @@ expect_bad "unknown workload" "no_such_workload" db best --db "$DB" --workload n
   <"$WORK/measure.json" >"$WORK/newer.jsonl"
 expect_bad "record from a newer crmap" "line 1: record format version 99 is newer" db csv --db "$WORK/newer.jsonl"
 
+# A file with no parsable record at all (a tuning database overwritten by a JSON report): status 2, not 0.
+printf '{\n  "report": 1\n}\n' >"$WORK/overwritten.jsonl"
+expect_bad "a file with no parsable record" "holds no parsable record (3 lines skipped)" db stats --db "$WORK/overwritten.jsonl"
+
 cli_test_finish

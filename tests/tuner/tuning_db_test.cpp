@@ -13,6 +13,7 @@
 #include <string>
 
 #include "backend/host.h"
+#include "common/file_read.h"
 #include "tests/test_support.h"
 #include "tuner/measurement_record.h"
 
@@ -377,6 +378,59 @@ TEST_F(TuningDbTest, FingerprintFilterReturnsMatchingRecordsAndCountsTheOthers) 
   ASSERT_TRUE(space_only.ok());
   EXPECT_EQ(space_only->records.size(), 2u);
   EXPECT_EQ(space_only->other_fingerprints, 3u);
+}
+
+TEST_F(TuningDbTest, RecordsTheWorkloadOrSpaceCannotUseAreLeftOutCountedAndNamed) {
+  Workload workload = MustLoad("dlrm_mlp");
+  SearchSpace space = MustSpace(workload, 2);
+  const std::string good = space.ToString(space.Default());
+  auto record = [&](const Json& dims, const std::string& config) {
+    Json r = HandRecord(config, 10, workload.fingerprint(), space.fingerprint());
+    r["workload"] = "dlrm_mlp";
+    r["dims"] = dims;
+    return r;
+  };
+  Write({record({{"batch", 8}}, good),                                   // line 1: usable
+         record({{"batch", 8}}, "warp_size=64"),                         // 2: unknown knob
+         record({{"batch", 8}}, "%%garbage%%"),                          // 3: garbage config
+         record({{"batch", -5}}, good),                                  // 4: dims out of range
+         record({{"batch", 0}}, good),                                   // 5
+         record({{"batch", 9223372036854775807LL}}, good),               // 6
+         record(Json::object(), good),                                   // 7: no dims
+         record({{"batch", 8}, {"tokens", 3}}, good)});                  // 8: a dim the workload lacks
+  auto read = ReadTuningDbFor(path_, workload, space);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  ASSERT_EQ(read->records.size(), 1u);
+  EXPECT_EQ(read->records[0].line, 1u);
+  EXPECT_EQ(read->unusable, 7u);
+  ASSERT_EQ(read->warnings.size(), 7u);
+  EXPECT_NE(read->warnings[0].find(":2: record ignored"), std::string::npos) << read->warnings[0];
+  EXPECT_NE(read->warnings[0].find("warp_size"), std::string::npos) << read->warnings[0];
+  EXPECT_NE(read->warnings[3].find(":5: record ignored"), std::string::npos) << read->warnings[3];
+}
+
+TEST_F(TuningDbTest, ALineLongerThanTheLimitIsSkippedNotHeldAndItsNeighboursSurvive) {
+  Write({HandRecord("a", 10)});
+  AppendRaw(path_, std::string(kMaxTuningDbLineBytes + 10, ' ') + "\n");
+  AppendRaw(path_, std::string(1000, '\0') + "\n");  // NUL bytes: one unparsable line, not a merge of two
+  Write({HandRecord("b", 11)});
+  auto read = ReadTuningDb(path_);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  ASSERT_EQ(read->records.size(), 2u);
+  EXPECT_EQ(read->records[1].config, "b");
+  EXPECT_EQ(read->records[1].line, 4u);
+  EXPECT_EQ(read->skipped_torn, 2u);
+  EXPECT_NE(read->warnings[0].find("longer than 1 MiB"), std::string::npos) << read->warnings[0];
+}
+
+TEST_F(TuningDbTest, AFileBeyondTheSizeLimitIsRefusedWithoutReadingIt) {
+  std::ofstream(path_).close();
+  ASSERT_EQ(::truncate(path_.c_str(), static_cast<off_t>(kMaxTuningDbBytes + 1)), 0);  // sparse: no disk used
+  auto read = ReadTuningDb(path_);
+  ASSERT_FALSE(read.ok());  // was: read whole, every line "torn", exit 0
+  EXPECT_EQ(read.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(read.status().message().find("1 GiB, the limit for a tuning database"), std::string::npos)
+      << read.status().message();
 }
 
 TEST_F(TuningDbTest, MissingFileIsNotFound) {

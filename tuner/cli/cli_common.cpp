@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <thread>
 #include <unistd.h>
@@ -36,6 +37,24 @@ bool ParseOptions(cxxopts::Options& options, int argc, char** argv, cxxopts::Par
   options.add_options("help")("h,help", "Show this help");
   try {
     *result = options.parse(argc, argv);
+  } catch (const cxxopts::exceptions::incorrect_argument_type& e) {
+    // cxxopts names the value but not the option: find the option it was given to.
+    std::string option = "an option";
+    for (int i = 1; i < argc && option == "an option"; ++i) {
+      const std::string arg = argv[i];
+      const size_t eq = arg.find('=');
+      if (arg.rfind("-", 0) == 0 && eq != std::string::npos) {
+        if (eq + 1 < arg.size() && std::strstr(e.what(), arg.c_str() + eq + 1)) option = arg.substr(0, eq);
+      } else if (i > 1 && argv[i - 1][0] == '-' && !arg.empty() && std::strstr(e.what(), arg.c_str())) {
+        option = argv[i - 1];
+      }
+    }
+    std::fprintf(stderr,
+                 "crmap: error: %s: %s; it takes a number of its type and range (integers fit in 32 or 64 bits; "
+                 "see '%s --help')\n",
+                 option.c_str(), e.what(), options.program().c_str());
+    *exit_code = kExitBadInput;
+    return false;
   } catch (const cxxopts::exceptions::exception& e) {
     std::fprintf(stderr, "crmap: error: %s (see '%s --help')\n", e.what(), options.program().c_str());
     *exit_code = kExitBadInput;
@@ -55,13 +74,24 @@ bool ParseOptions(cxxopts::Options& options, int argc, char** argv, cxxopts::Par
   // Every command's output file (--out/-o) is checked before any work: a typo in a folder name is bad input
   // at once, not an error after minutes of measuring.
   if (result->count("out")) {
-    Status writable = CheckWritableFile((*result)["out"].as<std::string>());
+    std::vector<std::pair<std::string, std::string>> inputs;
+    for (const auto& argument : result->arguments())
+      if (argument.key() != "out") inputs.emplace_back("--" + argument.key(), argument.value());
+    Status writable = CheckOutputPath("--out", (*result)["out"].as<std::string>(), inputs,
+                                      result->count("force-out") > 0);
     if (!writable.ok()) {
-      *exit_code = Fail(writable.WithContext("--out"));
+      *exit_code = Fail(writable);
       return false;
     }
   }
   return true;
+}
+
+void AddOutOption(cxxopts::Options& options, const std::string& help) {
+  options.add_options()
+      ("o,out", help, cxxopts::value<std::string>())
+      ("force-out", "write --out even when it is also an input or an existing FIFO, device or symlink (written "
+                    "through; a symlink's target is replaced)");
 }
 
 Result<Workload> LoadWorkloadOption(const cxxopts::ParseResult& args) {

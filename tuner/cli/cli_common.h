@@ -31,8 +31,24 @@ int ExitCodeFor(const Status& status);
 // Prints "crmap: error: <message>" to stderr and returns ExitCodeFor(status).
 int Fail(const Status& status);
 
+// The value of option --`name` (declared with type T), checked against [lo, hi]: InvalidArgument
+// "--batch must be in [1, 4096], got 0".
+template <typename T>
+Result<T> OptionInRange(const cxxopts::ParseResult& args, const std::string& name, T lo, T hi) {
+  T value = args[name].as<T>();
+  if (value < lo || value > hi)
+    return Status::InvalidArgument("--" + name + " must be in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                                   "], got " + std::to_string(value));
+  return value;
+}
+
+// Declares -o/--out (the command's output file, described by `help`) and --force-out.
+void AddOutOption(cxxopts::Options& options, const std::string& help);
+
 // Parses argv with cxxopts; on a parse error, --help, or an --out file that cannot be written (checked before
-// any work) prints and sets *exit_code. Returns false when the command should stop.
+// any work) prints and sets *exit_code. Returns false when the command should stop. --out is refused when it
+// names the same file as any other option's value (an input: --db, --policy, --workload, ...) or an existing
+// FIFO, device or symlink, unless --force-out (CheckOutputPath).
 bool ParseOptions(cxxopts::Options& options, int argc, char** argv, cxxopts::ParseResult* result, int* exit_code);
 
 // A workload, its space and checked dims, from --workload and --dims (AddTargetOptions declares both).

@@ -1,6 +1,7 @@
 // crmap campaign: every task of a campaign spec into one tuning database (tuner/campaign_task.h).
 #include <cstdio>
 
+#include "common/file_read.h"
 #include "datasets/catalog.h"
 #include "tuner/cli/commands.h"
 #include "tuner/cli/measure_options.h"
@@ -27,7 +28,7 @@ int RunCampaign(int argc, char** argv) {
   std::string text = DefaultCampaignSpecText(), source = "built-in default spec";
   if (args.count("spec")) {
     source = args["spec"].as<std::string>();
-    auto file = ReadFileText(source);
+    auto file = ReadFileCapped(source, kMaxDatasetFileBytes, "campaign spec");
     if (!file.ok()) return Fail(file.status());
     text = *file;
   }

@@ -43,8 +43,8 @@ int RunExport(int argc, char** argv) {
   cxxopts::Options options("crmap export", "Dump a policy file in a readable format.");
   options.add_options()
       ("policy", "policy file", cxxopts::value<std::string>())
-      ("format", "json", cxxopts::value<std::string>()->default_value("json"))
-      ("o,out", "write to this file instead of stdout", cxxopts::value<std::string>());
+      ("format", "json", cxxopts::value<std::string>()->default_value("json"));
+  AddOutOption(options, "write to this file instead of stdout");
   cxxopts::ParseResult args;
   int code = 0;
   if (!ParseOptions(options, argc, argv, &args, &code)) return code;

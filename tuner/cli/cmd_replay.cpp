@@ -22,8 +22,8 @@ int RunReplay(int argc, char** argv) {
       ("batch", "candidates per step", cxxopts::value<int>()->default_value("8"))
       ("transfer", "rl only: train on all shapes but the last N, then rate its first proposal on those N",
        cxxopts::value<int>()->default_value("0"))
-      ("json", "print JSON")
-      ("o,out", "also write the JSON to this file", cxxopts::value<std::string>());
+      ("json", "print JSON");
+  AddOutOption(options, "also write the JSON to this file");
   cxxopts::ParseResult args;
   int code = 0;
   if (!ParseOptions(options, argc, argv, &args, &code)) return code;
@@ -33,7 +33,11 @@ int RunReplay(int argc, char** argv) {
   if (args.count("workload")) request.workload = args["workload"].as<std::string>();
   request.agents = args["agent"].as<std::string>();
   request.seeds = args["seeds"].as<int>();
-  if (args.count("budget")) request.budget = std::max(1, args["budget"].as<int>());
+  if (args.count("budget")) {
+    auto budget = OptionInRange(args, "budget", 1, 10000000);
+    if (!budget.ok()) return Fail(budget.status());
+    request.budget = *budget;
+  }
   request.batch = args["batch"].as<int>();
   request.transfer = args["transfer"].as<int>();
   auto report = RunReplay(request);

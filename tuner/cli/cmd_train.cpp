@@ -15,12 +15,12 @@ int RunTrain(int argc, char** argv) {
       ("db", "tuning database", cxxopts::value<std::string>())
       ("w,workload", "workload name or file (default: the database's, if it holds one; found as a built-in or at the "
                      "path its records name)", cxxopts::value<std::string>())
-      ("o,out", "policy file to write", cxxopts::value<std::string>())
       ("seed", "training seed", cxxopts::value<uint64_t>()->default_value("1"))
       ("hidden", "width of the exported networks", cxxopts::value<int>()->default_value("32"))
       ("critic-epochs", "Adam steps of the critic", cxxopts::value<int>()->default_value("800"))
       ("policy-steps", "REINFORCE steps of the policy", cxxopts::value<int>()->default_value("400"))
       ("json", "print a JSON report");
+  AddOutOption(options, "policy file to write");
   cxxopts::ParseResult args;
   int code = 0;
   if (!ParseOptions(options, argc, argv, &args, &code)) return code;
@@ -39,7 +39,7 @@ int RunTrain(int argc, char** argv) {
                                      args.count("workload") ? args["workload"].as<std::string>() : "", out, train,
                                      &report, &workload);
   if (!trained.ok()) return Fail(trained);
-  Json json = {{"policy", out}, {"workload", workload}, {"records", report.records}, {"shapes", report.shapes},
+  Json json = {{"policy", out}, {"workload", workload}, {"records", report.records}, {"records_ignored", report.ignored}, {"shapes", report.shapes},
                {"critic_mse", report.critic_loss}, {"policy_agrees_with_table", report.policy_agrees},
                {"fallback", report.fallback}};
   if (args.count("json")) {
@@ -50,6 +50,9 @@ int RunTrain(int argc, char** argv) {
                 "  fallback %s\n",
                 out.c_str(), workload.c_str(), report.records, report.shapes, report.critic_loss, report.policy_agrees,
                 report.shapes, report.fallback.c_str());
+    if (report.ignored > 0)
+      std::printf("  %zu records of this workload ignored (dims or config it does not accept; named above)\n",
+                  report.ignored);
   }
   return kExitOk;
 }

@@ -40,14 +40,22 @@ int RunTune(int argc, char** argv) {
   settings.resume = args.count("resume") > 0;
   settings.seed = args["seed"].as<uint64_t>();
   settings.time_limit_s = args["time-limit"].as<double>();
-  settings.batch = static_cast<size_t>(std::max(1, args["batch"].as<int>()));
+  auto batch = OptionInRange(args, "batch", 1, 4096);
+  if (!batch.ok()) return Fail(batch.status());
+  settings.batch = static_cast<size_t>(*batch);
   settings.rounds = session->measure.rounds;
   settings.warmup = session->measure.warmup;
   settings.confirm = args.count("no-confirm") == 0;
   settings.session = *session;
-  if (args.count("max-failures")) settings.max_failures = std::max(0, args["max-failures"].as<int>());
+  if (args.count("max-failures")) {
+    auto max_failures = OptionInRange(args, "max-failures", 0, 1000000);
+    if (!max_failures.ok()) return Fail(max_failures.status());
+    settings.max_failures = *max_failures;
+  }
   settings.campaign = args.count("campaign") ? args["campaign"].as<std::string>()
                                              : "tune-" + task.agent + "-" + std::to_string(settings.seed);
+  Status campaign_name = CheckCampaignName(settings.campaign);
+  if (!campaign_name.ok()) return Fail(campaign_name);
   if (settings.time_limit_s < 0) return Fail(Status::InvalidArgument("--time-limit must be >= 0"));
 
   ProgressLine progress(!args.count("json"));

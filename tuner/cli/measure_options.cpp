@@ -19,8 +19,8 @@ void AddMeasureOptions(cxxopts::Options& options, int default_rounds, int defaul
       ("allow-reference-kernels", "accept oneDNN's reference (ref:) compute kernels, 100-1000x slower")
       ("data-seed", "seed of the input values", cxxopts::value<uint64_t>()->default_value("0"))
       ("no-validate", "skip the comparison with the LibTorch f32 reference")
-      ("json", "print JSON measurement records instead of a table")
-      ("o,out", "also write the JSON to this file (atomically; only on success)", cxxopts::value<std::string>());
+      ("json", "print JSON measurement records instead of a table");
+  AddOutOption(options, "also write the JSON to this file (atomically; only on success)");
 }
 
 Result<SessionOptions> ReadMeasureOptions(const cxxopts::ParseResult& args) {

@@ -279,6 +279,40 @@ TEST_F(HookTest, OutOfRangeDimsAreAnsweredAndCounted) {
   EXPECT_EQ(m.decisions, 5u);
 }
 
+// Beyond its range a dim is answered as the nearest dim inside it: the same config and the same predicted
+// latency as at the range's end (a dim of 2^62 was predicted to take 10^14 us).
+TEST_F(HookTest, OutOfRangeDimsAreAnsweredAsTheNearestInRangeDims) {
+  Hook hook;
+  ASSERT_EQ(hook.Open(path_a_), CRMAP_OK);
+  crmap_decision at_max, beyond;
+  ASSERT_EQ(hook.Decide({2048}, &at_max), CRMAP_OK);
+  ASSERT_EQ(at_max.source, CRMAP_SOURCE_POLICY);
+  for (int64_t batch : {int64_t{2049}, int64_t{1} << 40, INT64_MAX}) {
+    ASSERT_EQ(hook.Decide({batch}, &beyond), CRMAP_OK) << batch;
+    EXPECT_STREQ(beyond.config, at_max.config) << batch;
+    EXPECT_DOUBLE_EQ(beyond.predicted_latency_us, at_max.predicted_latency_us) << batch;
+  }
+}
+
+TEST_F(HookTest, AFallbackConfigThatIsNotKnobValueOrNotThePolicysIsRefused) {
+  for (const char* garbage : {"fallback", "", ";", "threads=", "=2", "threads=2;;batch=1", "threads=2\n", "a b=c"}) {
+    crmap_open_options options{};
+    options.fallback_config = garbage;
+    crmap_hook* hook = nullptr;
+    EXPECT_EQ(crmap_hook_open(bad_files_[0].path.c_str(), &options, &hook), CRMAP_ERR_INVALID_ARGUMENT) << garbage;
+    EXPECT_EQ(hook, nullptr) << garbage;
+    EXPECT_NE(std::string(crmap_hook_last_error()).find("fallback config"), std::string::npos);
+  }
+  for (const char* foreign : {"warp_size=64", "threads=3000"}) {  // well-formed, but not this policy's
+    Hook hook;
+    EXPECT_EQ(hook.Open(path_a_, "", foreign), CRMAP_ERR_INVALID_ARGUMENT) << foreign;
+    EXPECT_FALSE(hook.is_open());
+    EXPECT_NE(std::string(Hook::LastError()).find("does not fit the policy"), std::string::npos) << Hook::LastError();
+  }
+  Hook fits;
+  EXPECT_EQ(fits.Open(path_a_, "", kFallback), CRMAP_OK) << Hook::LastError();
+}
+
 TEST_F(HookTest, EveryBadFileAtOpenGivesItsStatus) {
   std::vector<BadFile> cases = bad_files_;
   cases.push_back({"missing", "", CRMAP_ERR_NOT_FOUND, "no such policy file", testing::TestTempPath("nope.policy")});
@@ -451,16 +485,23 @@ TEST_F(HookTest, FallbackHookCanReloadARealPolicy) {
 }
 
 // A decision id is remembered for the last 8192 decisions; older ones are unknown.
-TEST_F(HookTest, OldDecisionIdsBecomeUnknown) {
+// The observe window holds the last 65,536 decisions: an observation that comes later is lost, said so in the
+// message and counted apart from caller errors (it used to be 8,192 and mixed into unknown_observations).
+TEST_F(HookTest, ObservationsOlderThanTheWindowExpireAndAreCountedApart) {
   Hook hook;
   ASSERT_EQ(hook.Open(path_a_), CRMAP_OK);
-  crmap_decision first, d;
+  crmap_decision first, second, d;
   ASSERT_EQ(hook.Decide({32}, &first), CRMAP_OK);
-  for (int i = 0; i < 8192; ++i) ASSERT_EQ(hook.Decide({1 + i % 2048}, &d), CRMAP_OK);
+  ASSERT_EQ(hook.Decide({32}, &second), CRMAP_OK);
+  for (int i = 0; i < 65535; ++i) ASSERT_EQ(hook.Decide({1 + i % 2048}, &d), CRMAP_OK);
+  EXPECT_EQ(hook.Observe(second.decision_id, 10, 0), CRMAP_OK);  // still inside the window
   EXPECT_EQ(hook.Observe(first.decision_id, 10, 0), CRMAP_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(Hook::LastError()).find("expired"), std::string::npos) << Hook::LastError();
   EXPECT_EQ(hook.Observe(d.decision_id, 10, 0), CRMAP_OK);
+  EXPECT_EQ(hook.Observe(d.decision_id + 1000, 10, 0), CRMAP_ERR_INVALID_ARGUMENT);  // never issued
   crmap_metrics m = Metrics(hook);
-  EXPECT_EQ(m.observations, 1u);
+  EXPECT_EQ(m.observations, 2u);
+  EXPECT_EQ(m.expired_observations, 1u);
   EXPECT_EQ(m.unknown_observations, 1u);
 }
 

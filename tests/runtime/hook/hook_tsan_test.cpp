@@ -69,7 +69,7 @@ bool EveryDecisionIsObservedOnce(crmap_hook* hook, const std::vector<int64_t>& d
 bool DimNamesArePublishedSafely(const std::string& bad_path, const std::string& good_path,
                                 const std::vector<std::string>& expected, std::string* error) {
   crmap_open_options options{};
-  options.fallback_config = "fallback";
+  options.fallback_config = "threads=1";
   crmap_hook* hook = nullptr;
   if (crmap_hook_open(bad_path.c_str(), &options, &hook) == CRMAP_OK || !hook) {
     *error = "the bad policy opened, or no fallback hook";

@@ -526,6 +526,27 @@ TEST_F(PolicyFileTest, FeatureSpecNotMatchingTheKnobsIsCorruption) {
   }
 }
 
+// Crafted files with a valid checksum: a dim feature's scale must be the one its range defines (hi == lo
+// made every decision the same), and measured figures in the table must be positive.
+TEST_F(PolicyFileTest, ADimScaleOtherThanItsRangeIsCorruption) {
+  for (double hi : {policy_.features[0].lo, policy_.features[0].hi * 2, policy_.features[0].lo - 1}) {
+    PolicyFile f = policy_;
+    f.features[0].hi = hi;
+    ExpectError(DecodePolicyFile(EncodePolicyFile(f)), StatusCode::kCorruption, "the dim's range");
+  }
+}
+
+TEST_F(PolicyFileTest, ANegativeOrZeroTableFigureIsCorruption) {
+  for (int field = 0; field < 3; ++field) {
+    for (double bad : {-5.0, 0.0}) {
+      PolicyFile f = policy_;
+      ASSERT_FALSE(f.table.empty());
+      (field == 0 ? f.table[0].median_us : field == 1 ? f.table[0].p99_us : f.table[0].speedup) = bad;
+      ExpectError(DecodePolicyFile(EncodePolicyFile(f)), StatusCode::kCorruption, "table entry 0 holds a latency");
+    }
+  }
+}
+
 TEST_F(PolicyFileTest, OutOfRangeConfigIndicesAreCorruption) {
   {
     PolicyFile f = policy_;

@@ -213,6 +213,33 @@ TEST(PolicyModelTest, DecodeGreedyHonoursTheMaskAndMatchesAReferenceForward) {
   }
 }
 
+// The critic re-ranks the table's configs against the policy's choice; a table config holding a value the
+// mask forbids (a crafted file) must never come out of Decide.
+TEST(PolicyModelTest, DecideNeverReturnsAMaskedValueEvenFromTheTable) {
+  SyntheticPolicyOptions options;
+  options.seed = 3;
+  options.masked = {{"precision", "bf16"}};
+  PolicyFile file = MakeSyntheticPolicy(options);
+  size_t precision = 0, bf16 = 0;
+  for (size_t k = 0; k < file.knobs.size(); ++k)
+    if (file.knobs[k].name == "precision") precision = k;
+  for (size_t v = 0; v < file.knobs[precision].values.size(); ++v)
+    if (file.knobs[precision].values[v] == "bf16") bf16 = v;
+  ASSERT_EQ(file.mask[precision][bf16], 0);
+  for (auto& entry : file.table) entry.config[precision] = static_cast<uint32_t>(bf16);
+  file.fallback[precision] = static_cast<uint32_t>(bf16);
+  auto model = MustModel(file);
+  ASSERT_TRUE(model);
+  std::mt19937_64 rng(3);
+  for (int i = 0; i < 3000; ++i) {
+    std::vector<int64_t> dims = RandomDims(model->file(), rng);
+    if (model->FindTableEntry(dims.data()) >= 0) continue;
+    std::vector<uint32_t> config(file.knobs.size());
+    model->Decide(dims.data(), config.data());
+    ASSERT_NE(config[precision], bf16) << "masked value chosen at dims[0]=" << dims[0];
+  }
+}
+
 TEST(PolicyModelTest, PredictLatencyCombinesTheLatencyModelAndTheCritic) {
   auto model = MustModel(MakeSyntheticPolicy());
   ASSERT_TRUE(model);
@@ -220,7 +247,9 @@ TEST(PolicyModelTest, PredictLatencyCombinesTheLatencyModelAndTheCritic) {
   std::mt19937 rng(5);
   for (int64_t d : {1, 7, 100, 2048, 5000}) {
     std::vector<uint32_t> config = testing::RandomConfig(f, rng);
-    double log_default = f.latency_model[1] + f.latency_model[0] * ScaledLogDim(d, f.features[0].lo, f.features[0].hi);
+    const int64_t inside = std::clamp(d, f.dims[0].min, f.dims[0].max);  // beyond the range: its end
+    double log_default =
+        f.latency_model[1] + f.latency_model[0] * ScaledLogDim(inside, f.features[0].lo, f.features[0].hi);
     double expected = std::exp(log_default - model->PredictLogSpeedup(&d, config.data()));
     EXPECT_NEAR(model->PredictLatencyUs(&d, config.data()), expected, expected * 1e-5) << d;
     EXPECT_GT(model->PredictLatencyUs(&d, config.data()), 0);
