@@ -1,5 +1,6 @@
 #include "backend/session.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "backend/host.h"
@@ -34,6 +35,26 @@ class PlanRunnable : public Runnable {
 };
 
 
+// A LibTorch model of the graph holds its f32 weights, inputs and outputs at least; they are checked against the
+// budget before any is generated, as the plan compiler checks a plan's. Catching std::bad_alloc is no refusal:
+// with memory overcommit a huge allocation succeeds and filling it wakes the OOM killer (and under
+// AddressSanitizer a failed operator new aborts the process).
+Status CheckTorchModelFits(const Workload& workload, const SearchSpace& space, const Dims& dims,
+                           int64_t memory_budget_bytes) {
+  CRMAP_ASSIGN_OR_RETURN(auto shapes, workload.InferShapes(dims));
+  int64_t bytes = 0;
+  for (const auto& op : workload.ops()) bytes += OpParameterCount(op, shapes.at(op.inputs[0])) * 4;
+  for (const auto& input : workload.inputs()) bytes += ElementCount(shapes.at(input.name)) * 4;
+  for (const auto& output : workload.outputs()) bytes += ElementCount(shapes.at(output)) * 4;
+  const int64_t budget = std::max(memory_budget_bytes, space.constraints().memory_budget_bytes);
+  if (bytes > budget) {
+    return Status::ResourceExhausted("the LibTorch model needs at least " + std::to_string(bytes) +
+                                     " bytes (f32 weights, inputs, outputs), over the memory budget of " +
+                                     std::to_string(budget) + " bytes (dims " + DimsToText(dims) + ")");
+  }
+  return Status::Ok();
+}
+
 CandidateStatus StatusFor(const Status& status) {
   switch (status.code()) {
     case StatusCode::kUnsupported: return CandidateStatus::kUnsupported;
@@ -59,10 +80,11 @@ const char* CandidateStatusName(CandidateStatus status) {
 MeasurementSession::MeasurementSession(const Workload& workload, const SearchSpace& space, Dims dims)
     : workload_(workload), space_(space), dims_(std::move(dims)) {}
 
-Result<const std::map<std::string, HostTensor>*> MeasurementSession::Reference(uint64_t data_seed) {
+Result<const std::map<std::string, HostTensor>*> MeasurementSession::Reference(uint64_t data_seed,
+                                                                             int64_t memory_budget_bytes) {
   if (!have_reference_ || reference_seed_ != data_seed) {
     have_reference_ = false;
-    CRMAP_RETURN_IF_ERROR(EnsureTorchModel(DetectHost().cores, data_seed));
+    CRMAP_RETURN_IF_ERROR(EnsureTorchModel(DetectHost().cores, data_seed, memory_budget_bytes));
     CRMAP_RETURN_IF_ERROR(torch_model_->Run());
     CRMAP_ASSIGN_OR_RETURN(reference_, torch_model_->Outputs());
     reference_seed_ = data_seed;
@@ -71,9 +93,10 @@ Result<const std::map<std::string, HostTensor>*> MeasurementSession::Reference(u
   return &reference_;
 }
 
-Status MeasurementSession::EnsureTorchModel(int threads, uint64_t data_seed) {
+Status MeasurementSession::EnsureTorchModel(int threads, uint64_t data_seed, int64_t memory_budget_bytes) {
   if (torch_model_ && torch_threads_ == threads && torch_seed_ == data_seed) return Status::Ok();
   torch_model_.reset();
+  CRMAP_RETURN_IF_ERROR(CheckTorchModelFits(workload_, space_, dims_, memory_budget_bytes));
   CRMAP_ASSIGN_OR_RETURN(torch_model_, TorchReference::Create(workload_, dims_, threads, data_seed));
   torch_threads_ = threads;
   torch_seed_ = data_seed;
@@ -130,7 +153,7 @@ std::vector<CandidateResult> MeasurementSession::Compare(const std::vector<Confi
   std::vector<std::unique_ptr<Plan>> plans(configs.size());
   const std::map<std::string, HostTensor>* reference = nullptr;
   if (options.validate) {
-    auto ref = Reference(options.compile.data_seed);
+    auto ref = Reference(options.compile.data_seed, options.compile.memory_budget_bytes);
     if (!ref.ok()) {
       for (size_t i = 0; i < configs.size(); ++i) {
         results[i].label = space_.Validate(configs[i]).ok() ? space_.ToString(configs[i]) : "invalid config";
@@ -185,7 +208,8 @@ std::vector<CandidateResult> MeasurementSession::Compare(const std::vector<Confi
     } else {
       TorchReference* model = nullptr;
       if (peer.path == TorchPath::kEager) {
-        Status built = EnsureTorchModel(peer_threads, options.compile.data_seed);
+        Status built =
+            EnsureTorchModel(peer_threads, options.compile.data_seed, options.compile.memory_budget_bytes);
         if (!built.ok()) {
           r.status = StatusFor(built);
           r.message = built.message();
@@ -193,7 +217,10 @@ std::vector<CandidateResult> MeasurementSession::Compare(const std::vector<Confi
         }
         model = torch_model_.get();
       } else {
-        auto built = TorchReference::Create(workload_, dims_, peer_threads, options.compile.data_seed, peer.path);
+        Status fits = CheckTorchModelFits(workload_, space_, dims_, options.compile.memory_budget_bytes);
+        auto built = fits.ok() ? TorchReference::Create(workload_, dims_, peer_threads, options.compile.data_seed,
+                                                        peer.path)
+                               : Result<std::unique_ptr<TorchReference>>(fits);
         if (!built.ok()) {
           r.status = StatusFor(built.status());
           r.message = built.status().message();

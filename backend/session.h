@@ -69,15 +69,17 @@ class MeasurementSession {
 
   const Dims& dims() const { return dims_; }
   std::vector<CandidateResult> Compare(const std::vector<Config>& configs, const SessionOptions& options);
-  // The LibTorch f32 outputs for this shape (computed on first use).
-  Result<const std::map<std::string, HostTensor>*> Reference(uint64_t data_seed = 0);
+  // The LibTorch f32 outputs for this shape (computed on first use). ResourceExhausted, with no tensor generated,
+  // when the graph's f32 weights, inputs and outputs alone exceed the larger of `memory_budget_bytes` and the
+  // space's budget (a plan budget set low on purpose does not refuse the reference; an absurd shape does).
+  Result<const std::map<std::string, HostTensor>*> Reference(uint64_t data_seed = 0, int64_t memory_budget_bytes = 0);
 
  private:
   const Workload& workload_;
   const SearchSpace& space_;
   const Dims dims_;
-  // (Re)builds the LibTorch model unless one with these threads and seed exists.
-  Status EnsureTorchModel(int threads, uint64_t data_seed);
+  // (Re)builds the LibTorch model unless one with these threads and seed exists; refused as Reference() says.
+  Status EnsureTorchModel(int threads, uint64_t data_seed, int64_t memory_budget_bytes);
   // Compiles, then (with a reference) validates; on success *plan_out holds the plan.
   CandidateResult CompileAndValidate(const Config& config, const SessionOptions& options,
                                      const std::map<std::string, HostTensor>* reference,

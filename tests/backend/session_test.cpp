@@ -10,6 +10,7 @@ namespace {
 
 using testing::MustConfig;
 using testing::MustLoad;
+using testing::MustParse;
 using testing::MustSpace;
 
 SessionOptions Quick() {
@@ -125,6 +126,39 @@ TEST(SessionTest, StopsAtTheFirstConfigOverBudgetWhenAsked) {
   EXPECT_EQ(results[0].status, CandidateStatus::kOverMemory);
   EXPECT_EQ(results[1].latency.rounds, 0);
   EXPECT_TRUE(results[1].label.empty());  // never compiled
+}
+
+// 10^10 x 4 floats (160 GB) of input: refused as over the memory budget before the LibTorch model generates any
+// tensor. Catching std::bad_alloc was the refusal before: with memory overcommit the allocation succeeds and the
+// OOM killer ends the process; under AddressSanitizer (scripts/test_sanitized.sh) it aborted.
+TEST(SessionTest, AReferenceOverTheMemoryBudgetIsRefusedBeforeAllocating) {
+  Workload workload = MustParse(R"({"format": "crmap.workload/1", "name": "square",
+    "dims": {"tokens": {"min": 1, "max": 100000, "typical": 8}},
+    "inputs": [{"name": "x", "shape": ["tokens*tokens", 4]}],
+    "ops": [{"name": "fc", "op": "linear", "inputs": ["x"], "out_features": 4}], "outputs": ["fc"]})");
+  SearchSpace space = MustSpace(workload);
+  MeasurementSession session(workload, space, {{"tokens", 100000}});
+  auto reference = session.Reference();
+  ASSERT_FALSE(reference.ok());
+  EXPECT_EQ(reference.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_NE(reference.status().message().find("needs at least 3200000000"), std::string::npos)
+      << reference.status().message();
+
+  SessionOptions options = Quick();
+  options.baselines = {PeerBaseline{}, PeerBaseline{TorchPath::kMkldnn, ""}};
+  auto validated = session.Compare({space.Default()}, options);
+  ASSERT_EQ(validated.size(), 1u);  // no reference: nothing measured, the peers included
+  EXPECT_EQ(validated[0].status, CandidateStatus::kOverMemory) << validated[0].message;
+  options.validate = false;  // the peers alone: eager and the oneDNN path, each refused before allocating
+  auto peers = session.Compare({space.Default()}, options);
+  ASSERT_EQ(peers.size(), 3u);
+  for (const auto& r : peers) EXPECT_EQ(r.status, CandidateStatus::kOverMemory) << r.label << ": " << r.message;
+
+  // A plan budget set low on purpose refuses plans, not the reference (the workload's budget still holds).
+  Workload dlrm = MustLoad("dlrm_mlp");
+  SearchSpace dlrm_space = MustSpace(dlrm);
+  MeasurementSession small(dlrm, dlrm_space, {{"batch", 2}});
+  EXPECT_TRUE(small.Reference(0, 1000).ok());
 }
 
 TEST(SessionTest, APeerThatCannotStartIsAnErrorRowAndTheRestIsMeasured) {
