@@ -1,5 +1,7 @@
 #include "common/tensor_data.h"
 
+#include <climits>
+
 #include <cmath>
 
 #include "common/hash.h"
@@ -23,7 +25,8 @@ HostTensor Uniform(uint64_t seed, Shape shape, float lo, float hi) {
 
 int64_t ElementCount(const Shape& shape) {
   int64_t count = 1;
-  for (int64_t size : shape) count *= size;
+  for (int64_t size : shape)
+    if (__builtin_mul_overflow(count, size, &count)) return INT64_MAX;  // saturates: over any budget
   return count;
 }
 
@@ -71,10 +74,14 @@ OpParameters GenerateOpParameters(const Workload& workload, const OpSpec& op, co
 
 int64_t OpParameterCount(const OpSpec& op, const Shape& input_shape) {
   switch (op.kind) {
-    case OpKind::kLinear: return op.out_features * input_shape.back() + (op.bias ? op.out_features : 0);
-    case OpKind::kConv2d:
-      return op.out_features * (input_shape[1] / op.groups) * op.kernel[0] * op.kernel[1] +
-             (op.bias ? op.out_features : 0);
+    case OpKind::kLinear: {
+      int64_t weights = ElementCount({op.out_features, input_shape.back()});
+      return weights < INT64_MAX && op.bias ? weights + op.out_features : weights;
+    }
+    case OpKind::kConv2d: {
+      int64_t weights = ElementCount({op.out_features, input_shape[1] / op.groups, op.kernel[0], op.kernel[1]});
+      return weights < INT64_MAX && op.bias ? weights + op.out_features : weights;
+    }
     case OpKind::kLayerNorm: return 2 * input_shape.back();
     default: return 0;
   }

@@ -41,6 +41,7 @@ HostTensor GenerateGraphInput(const Workload& workload, const std::string& input
 // `count` uniform values in [lo, hi) from a seed.
 std::vector<float> UniformValues(uint64_t seed, size_t count, float lo, float hi);
 
+// The product of the sizes; INT64_MAX when it overflows int64 (over any budget, never wrapped).
 int64_t ElementCount(const Shape& shape);
 
 }  // namespace crmap

@@ -191,3 +191,19 @@ TEST(GenerateGraphInputTest, DataSeedAndInputNameChangeValues) {
 
 }  // namespace
 }  // namespace crmap
+
+namespace crmap {
+namespace {
+
+TEST(ElementCountTest, AnOverflowingProductSaturatesInsteadOfWrapping) {
+  EXPECT_EQ(ElementCount({int64_t{1} << 35, int64_t{1} << 35}), INT64_MAX);
+  EXPECT_EQ(ElementCount({3, 4, 5}), 60);
+  OpSpec wide;
+  wide.kind = OpKind::kLinear;
+  wide.out_features = int64_t{1} << 35;
+  wide.bias = true;
+  EXPECT_EQ(OpParameterCount(wide, {1, int64_t{1} << 35}), INT64_MAX);  // was signed overflow (UB)
+}
+
+}  // namespace
+}  // namespace crmap
