@@ -42,13 +42,15 @@ class PlanRunnable : public Runnable {
 Status CheckTorchModelFits(const Workload& workload, const SearchSpace& space, const Dims& dims,
                            int64_t memory_budget_bytes) {
   CRMAP_ASSIGN_OR_RETURN(auto shapes, workload.InferShapes(dims));
-  int64_t bytes = 0;
-  for (const auto& op : workload.ops()) bytes += OpParameterCount(op, shapes.at(op.inputs[0])) * 4;
-  for (const auto& input : workload.inputs()) bytes += ElementCount(shapes.at(input.name)) * 4;
-  for (const auto& output : workload.outputs()) bytes += ElementCount(shapes.at(output)) * 4;
+  // In double: counts saturate at INT64_MAX, and four bytes each of several of them must not overflow.
+  auto f32_bytes = [](int64_t count) { return 4.0 * static_cast<double>(count); };
+  double bytes = 0;
+  for (const auto& op : workload.ops()) bytes += f32_bytes(OpParameterCount(op, shapes.at(op.inputs[0])));
+  for (const auto& input : workload.inputs()) bytes += f32_bytes(ElementCount(shapes.at(input.name)));
+  for (const auto& output : workload.outputs()) bytes += f32_bytes(ElementCount(shapes.at(output)));
   const int64_t budget = std::max(memory_budget_bytes, space.constraints().memory_budget_bytes);
-  if (bytes > budget) {
-    return Status::ResourceExhausted("the LibTorch model needs at least " + std::to_string(bytes) +
+  if (bytes > static_cast<double>(budget)) {
+    return Status::ResourceExhausted("the LibTorch model needs at least " + std::to_string(static_cast<uint64_t>(bytes)) +
                                      " bytes (f32 weights, inputs, outputs), over the memory budget of " +
                                      std::to_string(budget) + " bytes (dims " + DimsToText(dims) + ")");
   }

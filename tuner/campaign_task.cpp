@@ -60,6 +60,17 @@ Result<ResolvedTask> ResolveTask(const TuneTask& task, uint64_t seed) {
   return ResolvedTask{std::move(workload), std::move(space), std::move(shapes)};
 }
 
+// ResolveTask, and the agent's name checked: everything a task needs before its first measurement.
+Result<ResolvedTask> ResolveAndCheckTask(const TuneTask& task, uint64_t seed) {
+  CRMAP_ASSIGN_OR_RETURN(ResolvedTask resolved, ResolveTask(task, seed));
+  AgentContext context{&resolved.workload, &resolved.space, resolved.shapes, seed};
+  CRMAP_RETURN_IF_ERROR(MakeAgent(task.agent, context).status());
+  return resolved;
+}
+
+Status RunResolvedTask(const TuneTask& task, const ResolvedTask& resolved, const TaskSettings& settings,
+                       TaskReport* report);
+
 }  // namespace
 
 Status CheckCampaignName(const std::string& name) {
@@ -70,15 +81,15 @@ Status CheckCampaignName(const std::string& name) {
   return Status::Ok();
 }
 
-Status ValidateTuneTask(const TuneTask& task, uint64_t seed) {
-  CRMAP_ASSIGN_OR_RETURN(ResolvedTask resolved, ResolveTask(task, seed));
-  AgentContext context{&resolved.workload, &resolved.space, resolved.shapes, seed};
-  CRMAP_ASSIGN_OR_RETURN(std::unique_ptr<Agent> agent, MakeAgent(task.agent, context));
-  return Status::Ok();
-}
-
 Status RunTuneTask(const TuneTask& task, const TaskSettings& settings, TaskReport* report) {
   CRMAP_ASSIGN_OR_RETURN(ResolvedTask resolved, ResolveTask(task, settings.seed));
+  return RunResolvedTask(task, resolved, settings, report);
+}
+
+namespace {
+
+Status RunResolvedTask(const TuneTask& task, const ResolvedTask& resolved, const TaskSettings& settings,
+                       TaskReport* report) {
   const Workload& workload = resolved.workload;
   const SearchSpace& space = resolved.space;
   const std::vector<Dims>& shapes = resolved.shapes;
@@ -251,23 +262,30 @@ Status RunTuneTask(const TuneTask& task, const TaskSettings& settings, TaskRepor
   return Status::Ok();
 }
 
+}  // namespace
+
 Status RunCampaignSpec(const CampaignSpec& spec, const TaskSettings& settings, std::vector<TaskReport>* reports) {
-  // Every task is checked before the first is measured: a bad second task must not leave the first half done.
+  // Every task is resolved before the first is measured: a bad second task must not leave the first half done.
+  std::vector<ResolvedTask> resolved;
+  resolved.reserve(spec.tasks.size());
   for (size_t i = 0; i < spec.tasks.size(); ++i) {
     const TuneTask& task = spec.tasks[i];
-    CRMAP_RETURN_IF_ERROR(ValidateTuneTask(task, settings.seed)
-                              .WithContext("task " + std::to_string(i + 1) + " (" + task.workload + "/" + task.agent +
-                                           ") of the spec; nothing was measured"));
+    Result<ResolvedTask> one = ResolveAndCheckTask(task, settings.seed);
+    if (!one.ok())
+      return one.status().WithContext("task " + std::to_string(i + 1) + " (" + task.workload + "/" + task.agent +
+                                      ") of the spec; nothing was measured");
+    resolved.push_back(std::move(one).value());
   }
   std::map<std::string, int> tasks_named;  // two tasks of one workload and agent get distinct campaign names
-  for (const auto& task : spec.tasks) {
+  for (size_t i = 0; i < spec.tasks.size(); ++i) {
+    const TuneTask& task = spec.tasks[i];
     if (settings.stop && settings.stop->load()) break;
     TaskReport report;
     TaskSettings task_settings = settings;
     task_settings.campaign = spec.name + "/" + task.workload + "/" + task.agent;
     if (int earlier = tasks_named[task_settings.campaign]++) task_settings.campaign += "#" + std::to_string(earlier + 1);
-    CRMAP_RETURN_IF_ERROR(RunTuneTask(task, task_settings, &report).WithContext("task " + task.workload + "/" +
-                                                                                 task.agent));
+    CRMAP_RETURN_IF_ERROR(RunResolvedTask(task, resolved[i], task_settings, &report)
+                              .WithContext("task " + task.workload + "/" + task.agent));
     reports->push_back(std::move(report));
   }
   return Status::Ok();

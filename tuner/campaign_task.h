@@ -69,10 +69,6 @@ Result<ResumeState> AccountForResume(const std::vector<TuningRecord>& records, c
 // naming the rule otherwise.
 Status CheckCampaignName(const std::string& name);
 
-// Checks a task's definition without measuring: workload, space, shapes and agent resolve. The status RunTuneTask
-// would fail with before its first measurement for a bad definition.
-Status ValidateTuneTask(const TuneTask& task, uint64_t seed);
-
 // Runs one task; on success fills `report`. InvalidArgument for bad input, the database's status when it cannot be
 // read or written.
 Status RunTuneTask(const TuneTask& task, const TaskSettings& settings, TaskReport* report);

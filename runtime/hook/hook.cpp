@@ -344,11 +344,6 @@ crmap_status crmap_hook_open(const char* policy_path, const crmap_open_options* 
     if (options) created->allow_other_isa = options->allow_other_isa != 0;
     if (created->fallback.size() >= CRMAP_HOOK_CONFIG_CAPACITY)
       return Error(CRMAP_ERR_INVALID_ARGUMENT, "fallback config longer than %d bytes", CRMAP_HOOK_CONFIG_CAPACITY - 1);
-    if (options && options->fallback_config) {
-      std::string problem = FallbackProblem(created->fallback, nullptr);
-      if (!problem.empty())
-        return Error(CRMAP_ERR_INVALID_ARGUMENT, "fallback config '%s': %s", created->fallback.c_str(), problem.c_str());
-    }
     crmap_status status = CRMAP_ERR_INVALID_ARGUMENT;
     std::unique_ptr<HookState> state;
     if (!policy_path) {
@@ -356,11 +351,11 @@ crmap_status crmap_hook_open(const char* policy_path, const crmap_open_options* 
     } else {
       status = LoadState(created.get(), policy_path, &state);
     }
-    if (status == CRMAP_OK && !created->fallback.empty()) {
-      std::string problem = FallbackProblem(created->fallback, &state->model->file());
+    if (options && options->fallback_config) {  // its syntax, and its knobs and values when a policy loaded
+      std::string problem = FallbackProblem(created->fallback, status == CRMAP_OK ? &state->model->file() : nullptr);
       if (!problem.empty())
-        return Error(CRMAP_ERR_INVALID_ARGUMENT, "fallback config '%s' does not fit the policy: %s",
-                     created->fallback.c_str(), problem.c_str());
+        return Error(CRMAP_ERR_INVALID_ARGUMENT, "fallback config '%s'%s: %s", created->fallback.c_str(),
+                     status == CRMAP_OK ? " does not fit the policy" : "", problem.c_str());
     }
     if (status == CRMAP_OK) {
       std::lock_guard<std::mutex> lock(created->reload_mutex);

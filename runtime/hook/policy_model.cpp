@@ -92,18 +92,13 @@ Result<std::unique_ptr<PolicyModel>> PolicyModel::Create(PolicyFile file) {
   }
   // The critic re-ranks the measured configs (table and fallback) against the policy's own choice; a config
   // holding a value the mask forbids is never offered, so a decision away from the table obeys the mask.
-  auto allowed = [&f](const std::vector<uint32_t>& config) {
+  auto offer = [&f, &candidates = model->candidates_](const std::vector<uint32_t>& config) {
     for (size_t k = 0; k < config.size(); ++k)
-      if (!f.mask[k][config[k]]) return false;
-    return true;
+      if (!f.mask[k][config[k]]) return;
+    if (std::find(candidates.begin(), candidates.end(), config) == candidates.end()) candidates.push_back(config);
   };
-  for (const auto& entry : f.table)
-    if (allowed(entry.config) &&
-        std::find(model->candidates_.begin(), model->candidates_.end(), entry.config) == model->candidates_.end())
-      model->candidates_.push_back(entry.config);
-  if (allowed(f.fallback) &&
-      std::find(model->candidates_.begin(), model->candidates_.end(), f.fallback) == model->candidates_.end())
-    model->candidates_.push_back(f.fallback);
+  for (const auto& entry : f.table) offer(entry.config);
+  offer(f.fallback);
   model->trunk1_ = Transpose(f.policy.trunk1);
   model->critic1_ = Transpose(f.critic.layer1);
   for (const auto& candidate : model->candidates_) {
