@@ -1,7 +1,11 @@
 #include "backend/session.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <thread>
 
 #include "backend/host.h"
 #include "backend/peer_process.h"
@@ -33,6 +37,50 @@ class PlanRunnable : public Runnable {
  private:
   Plan* plan_;
 };
+
+// Every call of `inner` runs under the session's hang watchdog, which fires with `event`.
+class WatchedRunnable : public Runnable {
+ public:
+  WatchedRunnable(Runnable* inner, HangWatchdog* watchdog, HangEvent event, double limit_ms)
+      : inner_(inner), watchdog_(watchdog), event_(std::move(event)), limit_ms_(limit_ms) {}
+  void Prepare() override {
+    auto scope = watchdog_->Watch(event_, limit_ms_);
+    inner_->Prepare();
+  }
+  Status RunOnce() override {
+    auto scope = watchdog_->Watch(event_, limit_ms_);
+    return inner_->RunOnce();
+  }
+  Result<int64_t> TimedRun(Clock& clock, int warm_calls) override {
+    auto scope = watchdog_->Watch(event_, limit_ms_);
+    return inner_->TimedRun(clock, warm_calls);
+  }
+
+ private:
+  Runnable* inner_;
+  HangWatchdog* watchdog_;
+  HangEvent event_;
+  double limit_ms_;
+};
+
+// The fault-injection point of the hang tests (docs/failure-behaviour.md): the config whose canonical string is
+// CRMAP_FAILPOINT_HANG_CONFIG never returns from a run, as a hung kernel would. Unset (always, outside tests):
+// nothing changes.
+class NeverReturningRunnable : public Runnable {
+ public:
+  Status RunOnce() override {
+    for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+  }
+};
+
+double HangLimitMs(const SessionOptions& options) {
+  return options.hang_ms > 0 ? options.hang_ms : kDefaultHangFactor * options.measure.timeout_ms;
+}
+
+bool FailpointHangs(const std::string& label) {
+  const char* hang = std::getenv("CRMAP_FAILPOINT_HANG_CONFIG");
+  return hang && label == hang;
+}
 
 
 // A LibTorch model of the graph holds its f32 weights, inputs and outputs at least; they are checked against the
@@ -129,7 +177,10 @@ CandidateResult MeasurementSession::CompileAndValidate(const Config& config, con
   if (reference) {
     double budget = space_.ValueOf(config, KnobKind::kPrecision) == "bf16" ? space_.constraints().accuracy.bf16
                                                                          : space_.constraints().accuracy.f32;
+    std::optional<HangWatchdog::Scope> watched;
+    if (options.watchdog) watched.emplace(options.watchdog->Watch({r.label, dims_, config, 0}, HangLimitMs(options)));
     Result<ValidationReport> report = ValidatePlan(*owned, *reference, budget);
+    watched.reset();
     if (!report.ok()) {
       r.status = CandidateStatus::kError;
       r.message = report.status().message();
@@ -178,10 +229,18 @@ std::vector<CandidateResult> MeasurementSession::Compare(const std::vector<Confi
   std::vector<Runnable*> runnables;
   std::vector<size_t> owner;  // result index per runnable
   std::vector<std::unique_ptr<Runnable>> keep;
+  auto watched = [&](Runnable* runnable, const CandidateResult& result) -> Runnable* {
+    if (!options.watchdog) return runnable;
+    keep.push_back(std::make_unique<WatchedRunnable>(runnable, options.watchdog.get(),
+                                                     HangEvent{result.label, dims_, result.config, 0},
+                                                     HangLimitMs(options)));
+    return keep.back().get();
+  };
   for (size_t i = 0; i < configs.size(); ++i) {
     if (!plans[i]) continue;
-    keep.push_back(std::make_unique<PlanRunnable>(plans[i].get()));
-    runnables.push_back(keep.back().get());
+    if (FailpointHangs(results[i].label)) keep.push_back(std::make_unique<NeverReturningRunnable>());
+    else keep.push_back(std::make_unique<PlanRunnable>(plans[i].get()));
+    runnables.push_back(watched(keep.back().get(), results[i]));
     owner.push_back(i);
   }
   std::vector<std::unique_ptr<TorchReference>> peer_models;
@@ -256,7 +315,7 @@ std::vector<CandidateResult> MeasurementSession::Compare(const std::vector<Confi
         continue;
       }
     }
-    runnables.push_back(runnable);
+    runnables.push_back(watched(runnable, r));
     owner.push_back(results.size() - 1);
   }
   if (runnables.empty()) return results;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "backend/measurer.h"
+#include "backend/hang_watchdog.h"
 #include "backend/plan.h"
 #include "backend/peer.h"
 #include "backend/plan_compiler.h"
@@ -51,6 +52,9 @@ struct CandidateResult {
   PlanInfo plan;              // empty for the baseline
 };
 
+// A run this many times longer than the per-run timeout is taken for one that will never return.
+constexpr double kDefaultHangFactor = 3;
+
 struct SessionOptions {
   MeasureOptions measure;
   CompileOptions compile;
@@ -59,6 +63,11 @@ struct SessionOptions {
   bool stop_on_over_memory = false;  // return at the first config over the memory budget, measuring nothing
   int baseline_threads = 0;  // 0: all cores
   std::string peer_executable;  // the crmap binary, for peers in a child process (the CLI: /proc/self/exe)
+  // When set, every run of a candidate (validation, warm-up, timed) is watched: one still going after hang_ms
+  // (0: kDefaultHangFactor x measure.timeout_ms) is a kernel that never returns, and the watchdog's handler
+  // decides what happens (backend/hang_watchdog.h; the CLI records it and ends or restarts the process).
+  std::shared_ptr<HangWatchdog> watchdog;
+  double hang_ms = 0;
   // Called as each stage progresses ("compile", i, n), ("measure", round, rounds).
   std::function<void(const std::string& stage, int done, int total)> on_progress;
 };

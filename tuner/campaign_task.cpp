@@ -3,6 +3,9 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <functional>
+#include <memory>
+#include <optional>
 
 #include "backend/host.h"
 #include "datasets/catalog.h"
@@ -14,6 +17,30 @@
 namespace crmap {
 
 namespace {
+
+// Puts `record` in front of a watchdog's handler for the life of a campaign, then restores the handler.
+class HangRecording {
+ public:
+  HangRecording(std::shared_ptr<HangWatchdog> watchdog, std::function<void(const HangEvent&)> record)
+      : watchdog_(std::move(watchdog)) {
+    if (!watchdog_) return;
+    previous_ = watchdog_->handler();
+    watchdog_->SetHandler([record = std::move(record), previous = previous_](const HangEvent& event) {
+      record(event);
+      if (previous) previous(event);
+    });
+  }
+  ~HangRecording() {
+    if (watchdog_) watchdog_->SetHandler(previous_);
+  }
+  HangRecording(const HangRecording&) = delete;
+  HangRecording& operator=(const HangRecording&) = delete;
+
+ private:
+  std::shared_ptr<HangWatchdog> watchdog_;
+  HangWatchdog::Handler previous_;
+};
+
 
 std::string SpeedupText(double s) { return s > 0 ? Format("%.2fx", s) : "-"; }
 
@@ -126,6 +153,22 @@ Status RunResolvedTask(const TuneTask& task, const ResolvedTask& resolved, const
   record_context.campaign = settings.campaign;
   record_context.seed = settings.seed;
   record_context.data_seed = settings.session.compile.data_seed;
+  // A kernel that never returns: the candidate in flight is stored as a timeout before the watchdog's own handler
+  // ends or restarts the process, so a resumed campaign counts it against the budget and never runs it again.
+  // The confirmation round after the campaign is no measurement of its budget: hangs there end the process only.
+  std::optional<HangRecording> hang_recording;
+  hang_recording.emplace(settings.session.watchdog, [&](const HangEvent& event) {
+    if (event.config.values.empty()) return;  // a peer: not a measurement of the campaign
+    CandidateResult result;
+    result.label = event.label;
+    result.config = event.config;
+    result.status = CandidateStatus::kTimeout;
+    result.message = DescribeHang(event);
+    RecordContext context = record_context;
+    if (event.config == space.Default()) context.agent = "anchor";
+    Status stored = writer.Append(MeasurementRecordJson(workload, space, event.dims, result, context));
+    if (!stored.ok()) spdlog::error("could not record the hung candidate: {}", stored.message());
+  });
   ResultSink sink = [&](const std::vector<Candidate>& candidates, const std::vector<Evaluation>&) -> Status {
     for (size_t i = 0; i < candidates.size(); ++i) {
       CRMAP_RETURN_IF_ERROR(writer.Append(MeasurementRecordJson(workload, space, candidates[i].dims,
@@ -165,6 +208,7 @@ Status RunResolvedTask(const TuneTask& task, const ResolvedTask& resolved, const
                  already ? Format(" (%zu measured before, resuming)", already) : std::string());
   CRMAP_ASSIGN_OR_RETURN(CampaignOutcome outcome,
                          RunCampaign(space, shapes, *agent, evaluator, sink, history, options));
+  hang_recording.reset();
   report->end = outcome.end;
 
   // Per shape: the best config, confirmed side by side against the default and LibTorch eager. A resumed

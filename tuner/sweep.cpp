@@ -34,6 +34,8 @@ SweepResult SweepPlanSpace(MeasurementSession& session, const SearchSpace& space
   screen.measure.warm_calls = options.warm_calls;
   screen.measure.cold_samples = 0;
   screen.measure.timeout_ms = options.timeout_ms;
+  screen.watchdog = options.watchdog;
+  screen.hang_ms = options.hang_ms;
   screen.validate = options.validate;
   const size_t per_chunk = static_cast<size_t>(std::max(1, options.chunk - 1));
   bool anchor_recorded = false;
@@ -70,6 +72,8 @@ SweepResult SweepPlanSpace(MeasurementSession& session, const SearchSpace& space
   confirm.measure.warm_calls = options.warm_calls;
   confirm.measure.cold_samples = options.cold_samples;
   confirm.measure.timeout_ms = options.timeout_ms;
+  confirm.watchdog = options.watchdog;
+  confirm.hang_ms = options.hang_ms;
   confirm.baselines = options.baselines;
   confirm.peer_executable = options.peer_executable;
   confirm.validate = options.validate;

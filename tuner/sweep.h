@@ -24,6 +24,8 @@ struct SweepOptions {
   int warm_calls = 1;     // untimed calls right before each timed sample (screening and final)
   int cold_samples = 5;   // cold-team samples per config, final comparison only (screening only ranks)
   double timeout_ms = 10000;
+  std::shared_ptr<HangWatchdog> watchdog;  // hung kernels (SessionOptions)
+  double hang_ms = 0;
   std::vector<PeerBaseline> baselines;  // peers in the final comparison
   std::string peer_executable;          // the crmap binary, for peers in a child process (SessionOptions)
   bool validate = true;

@@ -53,6 +53,7 @@ int RunCampaign(int argc, char** argv) {
 
   ProgressLine progress(!args.count("json"));
   WatchProgressAndCtrlC(args, &settings, &progress);
+  RestartOnHang(settings, argc, argv);
   std::vector<TaskReport> reports;
   Status status = RunCampaignSpec(*spec, settings, &reports);
   progress.Finish();

@@ -60,6 +60,7 @@ int RunTune(int argc, char** argv) {
 
   ProgressLine progress(!args.count("json"));
   WatchProgressAndCtrlC(args, &settings, &progress);
+  RestartOnHang(settings, argc, argv);
   TaskReport report;
   Status status = RunTuneTask(task, settings, &report);
   progress.Finish();

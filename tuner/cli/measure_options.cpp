@@ -3,6 +3,7 @@
 #include <string>
 
 #include "tuner/cli/cli_common.h"
+#include "tuner/text_table.h"
 
 namespace crmap::cli {
 
@@ -15,6 +16,8 @@ void AddMeasureOptions(cxxopts::Options& options, int default_rounds, int defaul
       ("cold-samples", "samples per candidate after the process idled (cold thread team); 0: none",
        cxxopts::value<int>()->default_value(std::to_string(default_cold_samples)))
       ("timeout-ms", "drop a candidate whose single run exceeds this", cxxopts::value<double>()->default_value("10000"))
+      ("hang-ms", "a run still going after this never returns: it is recorded as a timeout and the process ends "
+                  "(campaigns restart with --resume); default 3x --timeout-ms", cxxopts::value<double>())
       ("memory-budget", "peak plan bytes allowed (default: the workload's budget)", cxxopts::value<int64_t>())
       ("allow-reference-kernels", "accept oneDNN's reference (ref:) compute kernels, 100-1000x slower")
       ("data-seed", "seed of the input values", cxxopts::value<uint64_t>()->default_value("0"))
@@ -41,6 +44,10 @@ Result<SessionOptions> ReadMeasureOptions(const cxxopts::ParseResult& args) {
     return Status::InvalidArgument("--cold-samples must be in [0, 1000]");
   if (!(options.measure.timeout_ms > 0 && options.measure.timeout_ms <= 1e9))
     return Status::InvalidArgument("--timeout-ms must be in (0, 1e9]");
+  options.hang_ms = args.count("hang-ms") ? args["hang-ms"].as<double>() : 0;
+  if (args.count("hang-ms") && !(options.hang_ms >= options.measure.timeout_ms && options.hang_ms <= 1e10))
+    return Status::InvalidArgument("--hang-ms must be in [--timeout-ms, 1e10], got " + Format("%g", options.hang_ms));
+  options.watchdog = std::make_shared<HangWatchdog>();  // ends the process; campaigns add the record and a restart
   if (args.count("memory-budget")) {
     options.compile.memory_budget_bytes = args["memory-budget"].as<int64_t>();
     if (options.compile.memory_budget_bytes < 1) return Status::InvalidArgument("--memory-budget must be >= 1 byte");
@@ -79,6 +86,8 @@ SweepOptions SweepOptionsFrom(const SessionOptions& options) {
   sweep.warm_calls = options.measure.warm_calls;
   sweep.cold_samples = options.measure.cold_samples;
   sweep.timeout_ms = options.measure.timeout_ms;
+  sweep.watchdog = options.watchdog;
+  sweep.hang_ms = options.hang_ms;
   sweep.compile = options.compile;
   sweep.validate = options.validate;
   sweep.peer_executable = options.peer_executable;

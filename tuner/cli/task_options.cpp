@@ -1,8 +1,15 @@
 #include "tuner/cli/task_options.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <charconv>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 
 #include "tuner/cli/measure_options.h"
 
@@ -21,7 +28,58 @@ void OnInterrupt(int) {
   }
 }
 
+constexpr const char* kRestartsVariable = "CRMAP_HANG_RESTARTS";
+
+int RestartsSoFar() {
+  const char* value = std::getenv(kRestartsVariable);
+  int restarts = 0;
+  if (value) std::from_chars(value, value + std::strlen(value), restarts);
+  return std::max(restarts, 0);
+}
+
 }  // namespace
+
+void RestartOnHang(const TaskSettings& settings, int argc, char** argv) {
+  if (!settings.session.watchdog) return;
+  std::vector<std::string> command = {"crmap"};
+  bool has_resume = false;
+  for (int i = 0; i < argc; ++i) {
+    command.emplace_back(argv[i]);
+    has_resume |= command.back() == "--resume";
+  }
+  if (!has_resume) command.emplace_back("--resume");
+  const int restarts = RestartsSoFar();
+  const std::string hint = ResumeHint(argc, argv);
+  settings.session.watchdog->SetHandler([command, restarts, hint](const HangEvent& event) {
+    std::fflush(stdout);
+    if (restarts >= kMaxHangRestarts) {
+      std::fprintf(stderr, "\ncrmap: error: %s; recorded as a timeout. This campaign was restarted %d times after hung "
+                   "kernels already, so it stops here (exit 3); continue with: %s\n",
+                   DescribeHang(event).c_str(), restarts, hint.c_str());
+      std::fflush(stderr);
+      ::_exit(kExitNotMeasurable);
+    }
+    std::fprintf(stderr, "\ncrmap: warning: %s; recorded as a timeout. A running kernel cannot be interrupted: "
+                 "restarting the campaign with --resume (restart %d of at most %d)\n",
+                 DescribeHang(event).c_str(), restarts + 1, kMaxHangRestarts);
+    std::fflush(stderr);
+    std::vector<std::string> environment;
+    for (char** e = environ; *e; ++e)
+      if (std::strncmp(*e, kRestartsVariable, std::strlen(kRestartsVariable)) != 0 ||
+          (*e)[std::strlen(kRestartsVariable)] != '=')
+        environment.emplace_back(*e);
+    environment.push_back(std::string(kRestartsVariable) + "=" + std::to_string(restarts + 1));
+    std::vector<char*> args, envp;
+    for (const auto& a : command) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    for (const auto& e : environment) envp.push_back(const_cast<char*>(e.c_str()));
+    envp.push_back(nullptr);
+    ::execve("/proc/self/exe", args.data(), envp.data());
+    std::fprintf(stderr, "crmap: error: could not restart (%s); continue with: %s\n", std::strerror(errno),
+                 hint.c_str());
+    ::_exit(kExitNotMeasurable);
+  });
+}
 
 void WatchProgressAndCtrlC(const cxxopts::ParseResult& args, TaskSettings* settings, ProgressLine* progress) {
   if (args.count("json")) QuietInfoLogs();  // the JSON report alone on stdout, no log lines around it

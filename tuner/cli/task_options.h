@@ -21,6 +21,12 @@ void WatchProgressAndCtrlC(const cxxopts::ParseResult& args, TaskSettings* setti
 // command that resumes on stderr.
 int FinishTasks(const std::vector<TaskReport>& reports, const TaskSettings& settings,
                 const cxxopts::ParseResult& args, const std::string& resume_hint);
+// At most this many restarts after hung kernels per campaign run (counted in CRMAP_HANG_RESTARTS across the execs).
+constexpr int kMaxHangRestarts = 8;
+// A kernel that never returns (backend/hang_watchdog.h): after the campaign recorded it as a timeout, the process
+// replaces itself with this command plus --resume (the same pid, file descriptors closed on exec), which goes on
+// with the rest of the budget; after kMaxHangRestarts restarts it ends with exit 3 and the resume command.
+void RestartOnHang(const TaskSettings& settings, int argc, char** argv);
 // The command line that continues this campaign (this one with --resume).
 std::string ResumeHint(int argc, char** argv);
 
