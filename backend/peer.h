@@ -12,28 +12,18 @@
 #include <string>
 #include <vector>
 
+#include "backend/peer_label.h"
 #include "backend/torch_reference.h"
 #include "common/status.h"
 #include "common/workload.h"
 
 namespace crmap {
 
-struct PeerBaseline {
-  TorchPath path = TorchPath::kEager;
-  std::string blas_core;  // "": this process, the BLAS as installed; else OPENBLAS_CORETYPE of a child process
-
-  bool operator==(const PeerBaseline& other) const { return path == other.path && blas_core == other.blas_core; }
-  // "libtorch", "libtorch[mkldnn]", "libtorch[openblas=SkylakeX]", "libtorch[mkldnn,openblas=SkylakeX]".
-  std::string Label() const;
-  bool in_process() const { return blas_core.empty(); }
-};
-
 // The peers `--baseline libtorch` measures for `workload` on this host (see above).
 std::vector<PeerBaseline> DefaultPeers(const Workload& workload);
 
-// Parses a --baseline value: "libtorch" (the default peers) or a comma-separated list of peer labels as
-// Label() writes them, e.g. "libtorch,libtorch[mkldnn],libtorch[openblas=Haswell]". InvalidArgument names what
-// is allowed; an OpenBLAS core must be one crmap knows (blas_info.h).
+// Parses a --baseline value: "libtorch" (the default peers) or a comma-separated list of peer labels
+// (ParsePeerLabels, peer_label.h), e.g. "libtorch,libtorch[mkldnn],libtorch[openblas=Haswell]".
 Result<std::vector<PeerBaseline>> ParsePeers(const std::string& text, const Workload& workload);
 
 }  // namespace crmap

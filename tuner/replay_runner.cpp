@@ -7,6 +7,7 @@
 
 #include "agents/rl_agent.h"
 #include "common/numeric.h"
+#include "tuner/agent_list.h"
 #include "tuner/campaign.h"
 #include "tuner/text_table.h"
 #include "tuner/tuning_db.h"
@@ -26,20 +27,6 @@ double GeoMeanOracleRatio(const std::vector<Dims>& shapes, const std::map<std::s
     ratios.push_back(std::min(1.0, found / replay.OracleSpeedup(dims)));
   }
   return GeometricMean(ratios);
-}
-
-Result<std::vector<std::string>> SplitAgents(const std::string& text) {
-  std::vector<std::string> names;
-  for (size_t start = 0; start <= text.size();) {
-    size_t comma = text.find(',', start);
-    if (comma == std::string::npos) comma = text.size();
-    if (comma == start)
-      return Status::InvalidArgument("--agent '" + text + "' has an empty name; give a comma-separated list of " +
-                                     JoinNames(AgentNames()));
-    names.push_back(text.substr(start, comma - start));
-    start = comma + 1;
-  }
-  return names;
 }
 
 // The trained shape nearest to `dims` (squared distance of log2 dims).
@@ -87,7 +74,7 @@ Result<ReplayRun> ReplayAgent(Agent& agent, ReplayEvaluator& replay, const Searc
 }
 
 Result<ReplayReport> RunReplay(const ReplayRequest& request) {
-  CRMAP_ASSIGN_OR_RETURN(std::vector<std::string> agent_names, SplitAgents(request.agents));
+  CRMAP_ASSIGN_OR_RETURN(std::vector<std::string> agent_names, SplitAgentList(request.agents, AgentNames()));
   CRMAP_ASSIGN_OR_RETURN(TuningDbContents all, ReadTuningDb(request.db_path));
   CRMAP_ASSIGN_OR_RETURN(Workload workload, ResolveDbWorkload(all.records, request.workload, request.db_path));
   CRMAP_ASSIGN_OR_RETURN(SearchSpace space, SearchSpace::Build(workload));

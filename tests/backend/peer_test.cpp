@@ -9,40 +9,15 @@
 namespace crmap {
 namespace {
 
-TEST(PeerTest, LabelsNameThePathAndTheCore) {
-  EXPECT_EQ(PeerBaseline{}.Label(), "libtorch");
-  EXPECT_EQ((PeerBaseline{TorchPath::kMkldnn, ""}.Label()), "libtorch[mkldnn]");
-  EXPECT_EQ((PeerBaseline{TorchPath::kEager, "Haswell"}.Label()), "libtorch[openblas=Haswell]");
-  EXPECT_EQ((PeerBaseline{TorchPath::kMkldnn, "SkylakeX"}.Label()), "libtorch[mkldnn,openblas=SkylakeX]");
-}
-
-TEST(PeerTest, ParsesListsOfLabelsAndRoundTrips) {
+TEST(PeerTest, LibtorchAloneMeansTheDefaultPeersAndAListIsParsedAsLabels) {
   Workload workload = testing::MustLoad("bert_ffn");
-  auto peers = ParsePeers("libtorch,libtorch[mkldnn],libtorch[mkldnn,openblas=Zen]", workload);
-  ASSERT_TRUE(peers.ok()) << peers.status().ToString();
-  ASSERT_EQ(peers->size(), 3u);
-  EXPECT_EQ((*peers)[0], PeerBaseline{});
-  EXPECT_EQ((*peers)[1], (PeerBaseline{TorchPath::kMkldnn, ""}));
-  EXPECT_EQ((*peers)[2], (PeerBaseline{TorchPath::kMkldnn, "Zen"}));
-  for (const PeerBaseline& peer : *peers) {
-    auto again = ParsePeers(peer.Label(), workload);
-    ASSERT_TRUE(again.ok()) << peer.Label();
-    // "libtorch" alone means the default set; every other label is itself.
-    if (peer.Label() != "libtorch") {
-      EXPECT_EQ(again->at(0), peer);
-    }
-  }
-}
-
-TEST(PeerTest, RejectsUnknownPeersAndOptionsNamingWhatIsAllowed) {
-  Workload workload = testing::MustLoad("bert_ffn");
-  for (const char* bad : {"pytorch", "libtorch[gpu]", "libtorch[openblas=Pentium9]", "libtorch,", ",",
-                                 "libtorch,libtorch", "libtorch[mkldnn"}) {
-    auto peers = ParsePeers(bad, workload);
-    ASSERT_FALSE(peers.ok()) << bad;
-    EXPECT_EQ(peers.status().code(), StatusCode::kInvalidArgument) << bad;
-  }
-  EXPECT_NE(ParsePeers("libtorch[gpu]", workload).status().message().find("allowed: libtorch"), std::string::npos);
+  auto defaults = ParsePeers("libtorch", workload);
+  ASSERT_TRUE(defaults.ok());
+  EXPECT_EQ(*defaults, DefaultPeers(workload));
+  auto listed = ParsePeers("libtorch,libtorch[mkldnn]", workload);
+  ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+  EXPECT_EQ(*listed, (std::vector<PeerBaseline>{PeerBaseline{}, PeerBaseline{TorchPath::kMkldnn, ""}}));
+  EXPECT_EQ(ParsePeers("libtorch[gpu]", workload).status().code(), StatusCode::kInvalidArgument);
 }
 
 TEST(PeerTest, DefaultPeersAreEagerAsInstalledThenTheMatchingCoreThenTheOnednnPath) {

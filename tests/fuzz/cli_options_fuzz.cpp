@@ -6,18 +6,24 @@
 //                 its canonical string and its id, and pass Validate;
 //   --shapes      ResolveShapes (tuner/campaign_spec.h) on every built-in workload: a list "tokens=1;tokens=64"
 //                 checked against the ranges, or a built-in distribution's name (4 shapes drawn).
-// Not covered: --baseline (ParsePeers sits in backend/peer.cpp with the host, BLAS and LibTorch detection) and
-// replay's --agent list (in tuner/replay_runner.cpp, next to the agents); cxxopts parses the numeric options.
+//   --baseline    ParsePeerLabels (backend/peer_label.h; "libtorch" alone, the host's default set, is not text
+//                 parsing): a parsed list is non-empty, has no peer twice, and each label re-parses to its peer;
+//   --agent       SplitAgentList (tuner/agent_list.h) against replay's agent names: a parsed list names only
+//                 allowed agents, none twice, and joined with commas is the input.
+// cxxopts parses the numeric options.
 // Inputs naming /dev, /proc or /sys paths are skipped for --shapes (fuzz_support.h: NamesSpecialFile).
 // Built by tests/fuzz/CMakeLists.txt with clang++ -fsanitize=fuzzer,address,undefined; any crash, sanitizer
 // report, leak or broken invariant fails the run. Seeds: tests/fuzz/corpus/cli_options/.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "backend/peer_label.h"
 #include "search_space/search_space.h"
 #include "tests/fuzz/fuzz_support.h"
+#include "tuner/agent_list.h"
 #include "tuner/campaign_spec.h"
 
 namespace {
@@ -70,6 +76,34 @@ void Shapes(const std::string& text) {
   }
 }
 
+void Baseline(const std::string& text) {
+  auto peers = crmap::ParsePeerLabels(text);
+  if (!peers.ok()) return;
+  if (peers->empty()) Violated("a parsed --baseline names no peer");
+  for (size_t i = 0; i < peers->size(); ++i) {
+    for (size_t j = 0; j < i; ++j)
+      if ((*peers)[i] == (*peers)[j]) Violated("a parsed --baseline lists a peer twice");
+    auto again = crmap::ParsePeerLabels((*peers)[i].Label());
+    if (!again.ok() || again->size() != 1 || !(again->at(0) == (*peers)[i]))
+      Violated("a peer does not round-trip through its label");
+  }
+}
+
+void Agents(const std::string& text) {
+  // replay's agents (agents/agent.h: AgentNames(), which links LibTorch, so the list is written out here).
+  static const std::vector<std::string> allowed = {"random", "grid", "evolution", "bandit", "model", "rl"};
+  auto names = crmap::SplitAgentList(text, allowed);
+  if (!names.ok()) return;
+  std::string joined;
+  for (size_t i = 0; i < names->size(); ++i) {
+    if (std::find(allowed.begin(), allowed.end(), (*names)[i]) == allowed.end()) Violated("an unknown agent passed");
+    for (size_t j = 0; j < i; ++j)
+      if ((*names)[i] == (*names)[j]) Violated("an agent listed twice passed");
+    joined += (i ? "," : "") + (*names)[i];
+  }
+  if (joined != text) Violated("the agent list does not join back to its text");
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -77,5 +111,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Dims(text);
   Config(text);
   Shapes(text);
+  Baseline(text);
+  Agents(text);
   return 0;
 }
