@@ -1,0 +1,198 @@
+#include "runtime/serve/scheduler.h"
+
+#include <algorithm>
+#include <limits>
+#include <tuple>
+
+namespace crmap::serve {
+
+const char* RejectReasonName(RejectReason reason) {
+  switch (reason) {
+    case RejectReason::kQueueFull: return "queue_full";
+    case RejectReason::kTimeout: return "timeout";
+    case RejectReason::kOutOfRange: return "out_of_range";
+    case RejectReason::kShutdown: return "shutdown";
+  }
+  return "?";
+}
+
+namespace {
+
+constexpr double kNever = std::numeric_limits<double>::infinity();
+
+// Requests of one stream time out in arrival order (one timeout per stream), so a queue's delayed requests
+// are always a prefix of it.
+size_t DelayedPrefix(const std::deque<QueuedRequest>& queue) {
+  size_t n = 0;
+  while (n < queue.size() && queue[n].delayed) ++n;
+  return n;
+}
+
+}  // namespace
+
+Scheduler::Scheduler(std::vector<StreamSettings> streams, BatchRule rule)
+    : settings_(std::move(streams)), rule_(std::move(rule)) {
+  if (settings_.empty()) settings_.push_back(StreamSettings{});
+  queues_.resize(settings_.size());
+}
+
+const StreamSettings& Scheduler::SettingsOf(int stream) const {
+  return stream >= 0 && static_cast<size_t>(stream) < settings_.size() ? settings_[stream] : settings_[0];
+}
+
+int64_t Scheduler::depth(int stream) const {
+  return stream >= 0 && static_cast<size_t>(stream) < queues_.size() ? static_cast<int64_t>(queues_[stream].size())
+                                                                      : 0;
+}
+
+std::optional<Rejection> Scheduler::Arrive(const ServeRequest& request, double now_us) {
+  if (request.out_of_range) return Rejection{request, RejectReason::kOutOfRange, now_us};
+  const int stream = request.stream >= 0 && static_cast<size_t>(request.stream) < queues_.size() ? request.stream : 0;
+  const QueuePolicy& policy = settings_[stream].policy;
+  std::deque<QueuedRequest>& queue = queues_[stream];
+  if (policy.max_queue_size > 0 && static_cast<int64_t>(queue.size()) >= policy.max_queue_size)
+    return Rejection{request, RejectReason::kQueueFull, now_us};
+  queue.push_back(QueuedRequest{request, now_us, false});
+  ++depth_;
+  return std::nullopt;
+}
+
+std::vector<Rejection> Scheduler::Expire(double now_us) {
+  std::vector<Rejection> rejected;
+  for (size_t s = 0; s < queues_.size(); ++s) {
+    const QueuePolicy& policy = settings_[s].policy;
+    if (!(policy.timeout_us > 0)) continue;
+    std::deque<QueuedRequest>& queue = queues_[s];
+    if (policy.timeout_action == TimeoutAction::kReject) {
+      while (!queue.empty() && queue.front().enqueued_us + policy.timeout_us <= now_us) {
+        rejected.push_back(Rejection{queue.front().request, RejectReason::kTimeout, now_us});
+        queue.pop_front();
+        --depth_;
+      }
+    } else {
+      for (size_t i = DelayedPrefix(queue); i < queue.size(); ++i) {
+        if (queue[i].enqueued_us + policy.timeout_us > now_us) break;
+        queue[i].delayed = true;
+      }
+    }
+  }
+  return rejected;
+}
+
+double Scheduler::NextTimeout() const {
+  double next = kNever;
+  for (size_t s = 0; s < queues_.size(); ++s) {
+    const QueuePolicy& policy = settings_[s].policy;
+    if (!(policy.timeout_us > 0)) continue;
+    const size_t first = DelayedPrefix(queues_[s]);
+    if (first < queues_[s].size()) next = std::min(next, queues_[s][first].enqueued_us + policy.timeout_us);
+  }
+  return next;
+}
+
+int Scheduler::HeadQueue() const {
+  int best = -1;
+  std::tuple<bool, int, double, int64_t> best_key;
+  for (size_t s = 0; s < queues_.size(); ++s) {
+    const std::deque<QueuedRequest>& queue = queues_[s];
+    if (queue.empty()) continue;
+    const size_t first = DelayedPrefix(queue);
+    const QueuedRequest& candidate = first < queue.size() ? queue[first] : queue.front();
+    auto key = std::make_tuple(candidate.delayed, settings_[s].priority, candidate.enqueued_us, candidate.request.id);
+    if (best < 0 || key < best_key) {
+      best = static_cast<int>(s);
+      best_key = key;
+    }
+  }
+  return best;
+}
+
+bool Scheduler::Compatible(const Dims& head, const Dims& other) const {
+  if (head.size() != other.size()) return false;
+  for (const auto& [name, value] : head) {
+    if (name == rule_.sum_dim) continue;
+    auto it = other.find(name);
+    if (it == other.end() || it->second != value) return false;
+  }
+  return true;
+}
+
+std::optional<Batch> Scheduler::NextBatch(double now_us,
+                                          const std::function<BatchLimits(const ServeRequest&)>& limits_for,
+                                          double* wake_at_us) {
+  if (wake_at_us) *wake_at_us = kNever;
+  const int head_queue = HeadQueue();
+  if (head_queue < 0) return std::nullopt;
+  const std::deque<QueuedRequest>& hq = queues_[head_queue];
+  const size_t head_index = DelayedPrefix(hq) < hq.size() ? DelayedPrefix(hq) : 0;
+  const QueuedRequest& head = hq[head_index];
+  BatchLimits limits = limits_for(head.request);
+  limits.max_batch = std::max(limits.max_batch, 1);
+  limits.max_delay_us = std::max(limits.max_delay_us, 0.0);
+
+  // Compatible requests in serving order: not delayed first, then priority, then arrival.
+  struct Slot {
+    std::tuple<bool, int, double, int64_t> key;
+    size_t queue, index;
+  };
+  std::vector<Slot> slots;
+  for (size_t s = 0; s < queues_.size(); ++s)
+    for (size_t i = 0; i < queues_[s].size(); ++i) {
+      const QueuedRequest& q = queues_[s][i];
+      if (Compatible(head.request.dims, q.request.dims))
+        slots.push_back({{q.delayed, settings_[s].priority, q.enqueued_us, q.request.id}, s, i});
+    }
+  std::sort(slots.begin(), slots.end(), [](const Slot& a, const Slot& b) { return a.key < b.key; });
+
+  const bool sums = !rule_.sum_dim.empty() && head.request.dims.count(rule_.sum_dim);
+  int64_t sum = 0;
+  std::vector<const Slot*> chosen;
+  bool blocked = false;  // a compatible request did not fit the summing dim
+  for (const Slot& slot : slots) {
+    if (static_cast<int>(chosen.size()) == limits.max_batch) break;
+    const QueuedRequest& q = queues_[slot.queue][slot.index];
+    if (sums) {
+      const int64_t value = q.request.dims.at(rule_.sum_dim);
+      if (rule_.sum_max > 0 && sum + value > rule_.sum_max && !chosen.empty()) {
+        blocked = true;
+        continue;
+      }
+      sum += value;
+    }
+    chosen.push_back(&slot);
+  }
+  const bool full = static_cast<int>(chosen.size()) == limits.max_batch || blocked;
+  const double release_at = head.enqueued_us + limits.max_delay_us;
+  if (!full && now_us < release_at) {
+    if (wake_at_us) *wake_at_us = std::min(release_at, NextTimeout());
+    return std::nullopt;
+  }
+
+  Batch batch;
+  batch.limits = limits;
+  batch.full = full;
+  batch.dims = head.request.dims;
+  if (sums) batch.dims[rule_.sum_dim] = sum;
+  // Take the chosen requests out, the highest index of each queue first so that the others stay valid.
+  std::vector<std::pair<size_t, size_t>> positions;
+  for (const Slot* slot : chosen) {
+    batch.requests.push_back(queues_[slot->queue][slot->index]);
+    positions.emplace_back(slot->queue, slot->index);
+  }
+  std::sort(positions.begin(), positions.end(), std::greater<>());
+  for (const auto& [queue, index] : positions) queues_[queue].erase(queues_[queue].begin() + index);
+  depth_ -= static_cast<int64_t>(positions.size());
+  return batch;
+}
+
+std::vector<Rejection> Scheduler::Drain(double now_us) {
+  std::vector<Rejection> rejected;
+  for (auto& queue : queues_) {
+    for (const QueuedRequest& q : queue) rejected.push_back(Rejection{q.request, RejectReason::kShutdown, now_us});
+    queue.clear();
+  }
+  depth_ = 0;
+  return rejected;
+}
+
+}  // namespace crmap::serve

@@ -1,0 +1,116 @@
+// Scheduler: the serving runtime's queues and dynamic batcher, as plain logic over times passed in (no threads,
+// no clock), so that tests drive it deterministically and the server (runtime/serve/server.h) wraps it in one
+// mutex. Modelled on Triton's dynamic batcher and queue policy:
+//
+// - One FIFO queue per stream; a stream has a priority level (0 is served first). Within a level, the request
+//   that arrived first is served first, whatever its stream.
+// - Queue policy (per stream, as Triton's per-priority-level ModelQueuePolicy): `max_queue_size` (0: no limit)
+//   — a request arriving at a full queue is rejected (reason queue_full); `timeout_us` (0: none) — a request
+//   still queued that long after it arrived is rejected (kReject, reason timeout) or delayed (kDelay: it is
+//   served only when no request that has not timed out waits, Triton's DELAY).
+// - Batches: the head is the first request by (delayed last, priority, arrival). Requests join the head's batch
+//   while they are compatible — every dim equal except the batch's summing dim (`BatchRule`), whose sum stays
+//   within its maximum — up to `max_batch` requests. A batch is released when it is full (max_batch requests,
+//   or no queued compatible request fits the summing dim any more), or its head has waited `max_delay_us`.
+//   `limits` are asked per head (the decision's runtime knobs `batch` and `queue_delay_us`, or flags).
+//
+// Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/serve/request_source.h"
+
+namespace crmap::serve {
+
+enum class TimeoutAction { kReject, kDelay };
+enum class RejectReason { kQueueFull, kTimeout, kOutOfRange, kShutdown };
+const char* RejectReasonName(RejectReason reason);  // "queue_full", "timeout", "out_of_range", "shutdown"
+constexpr int kRejectReasons = 4;
+
+struct QueuePolicy {
+  int64_t max_queue_size = 0;  // per stream; 0: no limit
+  double timeout_us = 0;       // from arrival; 0: none
+  TimeoutAction timeout_action = TimeoutAction::kReject;
+};
+
+struct StreamSettings {
+  int priority = 0;  // 0 first
+  QueuePolicy policy;
+};
+
+// How requests combine: `sum_dim` adds up across a batch (at most `sum_max`); every other dim must match.
+// An empty sum_dim: requests combine only when all their dims match (the batch runs them one after another).
+struct BatchRule {
+  std::string sum_dim;
+  int64_t sum_max = 0;
+};
+
+struct BatchLimits {
+  int max_batch = 1;        // requests
+  double max_delay_us = 0;  // how long the head may wait for company
+};
+
+struct QueuedRequest {
+  ServeRequest request;
+  double enqueued_us = 0;  // when it arrived at the queue
+  bool delayed = false;    // timed out under kDelay
+};
+
+struct Batch {
+  std::vector<QueuedRequest> requests;  // the head first
+  Dims dims;                            // the combined dims the executor runs
+  BatchLimits limits;                   // the limits it was formed under
+  bool full = false;                    // released because full, not because the head's delay ran out
+};
+
+struct Rejection {
+  ServeRequest request;
+  RejectReason reason;
+  double at_us = 0;
+};
+
+class Scheduler {
+ public:
+  // `streams`: settings per stream id (a request's stream beyond the list uses stream 0's).
+  Scheduler(std::vector<StreamSettings> streams, BatchRule rule);
+
+  // A request arriving at `now_us`: queued, or rejected (queue_full; out_of_range for a request the source
+  // flagged).
+  std::optional<Rejection> Arrive(const ServeRequest& request, double now_us);
+
+  // Applies the timeouts due by `now_us`: kReject requests are removed and returned, kDelay ones marked.
+  std::vector<Rejection> Expire(double now_us);
+
+  // The batch to run now, removed from the queues, or none: then *wake_at_us (if given) is when to ask again
+  // (the head's delay running out or the next timeout; +inf when nothing is queued). `limits_for` gives the
+  // limits for a head request (called once per call, with the head).
+  std::optional<Batch> NextBatch(double now_us, const std::function<BatchLimits(const ServeRequest&)>& limits_for,
+                                 double* wake_at_us = nullptr);
+
+  // Every queued request, removed (reason shutdown).
+  std::vector<Rejection> Drain(double now_us);
+
+  int64_t depth() const { return depth_; }
+  int64_t depth(int stream) const;
+  int streams() const { return static_cast<int>(queues_.size()); }
+
+ private:
+  const StreamSettings& SettingsOf(int stream) const;
+  // The head's queue index, or -1.
+  int HeadQueue() const;
+  bool Compatible(const Dims& head, const Dims& other) const;
+  double NextTimeout() const;
+
+  std::vector<StreamSettings> settings_;
+  BatchRule rule_;
+  std::vector<std::deque<QueuedRequest>> queues_;
+  int64_t depth_ = 0;
+};
+
+}  // namespace crmap::serve
