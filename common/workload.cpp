@@ -512,7 +512,7 @@ Result<Workload> ParseWorkload(const std::string& text, const std::string& sourc
   for (const auto& item : json["dims"].items()) {
     std::string where = "dim '" + item.key() + "'";
     if (!IsIdentifier(item.key())) return fail(Status::InvalidArgument(where + ": names use [a-z0-9_]"));
-    Status st = CheckKnownFields(item.value(), {"min", "max", "typical"}, where);
+    Status st = CheckKnownFields(item.value(), {"min", "max", "typical", "batching"}, where);
     if (!st.ok()) return fail(st);
     auto lo = GetInt(item.value(), "min", where);
     auto hi = GetInt(item.value(), "max", where);
@@ -522,6 +522,16 @@ Result<Workload> ParseWorkload(const std::string& text, const std::string& sourc
     if (!typical.ok()) return fail(typical.status());
     if (*lo < 1 || *hi < *lo || *typical < *lo || *typical > *hi)
       return fail(Status::InvalidArgument(where + ": need 1 <= min <= typical <= max"));
+    auto batching = GetStringOr(item.value(), "batching", "match", where);
+    if (!batching.ok()) return fail(batching.status());
+    if (*batching != "sum" && *batching != "match")
+      return fail(Status::InvalidArgument(where + ": batching must be \"sum\" (requests add up along it in a batch) "
+                                          "or \"match\" (requests batch only with equal values), got \"" +
+                                          *batching + "\""));
+    if (*batching == "sum" && !w.batch_dim_.empty())
+      return fail(Status::InvalidArgument(where + ": only one dim may have batching \"sum\"; '" + w.batch_dim_ +
+                                          "' has it already"));
+    if (*batching == "sum") w.batch_dim_ = item.key();
     w.dims_[item.key()] = {*lo, *hi, *typical};
   }
 
@@ -599,7 +609,11 @@ Result<Workload> ParseWorkload(const std::string& text, const std::string& sourc
     if (!shapes.ok()) return fail(shapes.status().WithContext("at dims " + DimsToText(dims)));
   }
 
-  w.canonical_json_ = json.dump();
+  // Batching is serving metadata: it changes no kernel and no measurement, so it is not part of the fingerprint
+  // (a tuning database stays valid when a workload file gains or changes it).
+  Json canonical = json;
+  for (auto& dim : canonical["dims"]) dim.erase("batching");
+  w.canonical_json_ = canonical.dump();
   w.origin_ = origin;
   w.fingerprint_ = HexDigest(Fnv1a64(w.canonical_json_));
   return w;

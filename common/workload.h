@@ -120,6 +120,9 @@ class Workload {
   const std::string& fingerprint() const { return fingerprint_; }
   uint64_t seed() const { return seed_; }
   const std::map<std::string, DimRange>& dims() const { return dims_; }
+  // The dim along which requests add up in a serving batch ("batching": "sum" in the file), or "" when requests
+  // batch only with equal dims. Not part of the fingerprint.
+  const std::string& batch_dim() const { return batch_dim_; }
   const std::vector<GraphInput>& inputs() const { return inputs_; }
   const std::vector<OpSpec>& ops() const { return ops_; }
   const std::vector<std::string>& outputs() const { return outputs_; }
@@ -159,6 +162,7 @@ class Workload {
   std::string origin_;
   uint64_t seed_ = 0;
   std::map<std::string, DimRange> dims_;
+  std::string batch_dim_;
   std::vector<GraphInput> inputs_;
   std::vector<OpSpec> ops_;
   std::vector<std::string> outputs_;

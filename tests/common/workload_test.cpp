@@ -625,6 +625,30 @@ TEST(ParseWorkloadErrorTest, DimRangesMustBeOrdered) {
   EXPECT_TRUE(Contains(ParseError(json), "unknown field 'step'"));
 }
 
+TEST(ParseWorkloadErrorTest, BatchingIsSumOrMatchAndOneDimSumsAtMost) {
+  Json json = TinyGraph();
+  json["dims"]["rows"]["batching"] = "stack";
+  std::string message = ParseError(json);
+  EXPECT_TRUE(Contains(message, "dim 'rows'")) << message;
+  EXPECT_TRUE(Contains(message, "\"sum\"")) << message;
+  json = TinyGraph();
+  json["dims"]["rows"]["batching"] = "sum";
+  json["dims"]["cols"] = {{"min", 1}, {"max", 4}, {"batching", "sum"}};
+  json["inputs"][0]["shape"] = {"rows", "cols*16"};
+  EXPECT_TRUE(Contains(ParseError(json), "only one dim may have batching \"sum\"")) << ParseError(json);
+}
+
+TEST(WorkloadTest, TheSummingDimIsDeclaredInTheFile) {
+  EXPECT_EQ(MustParse(TinyGraph().dump()).batch_dim(), "");  // default: requests batch only with equal dims
+  Json json = TinyGraph();
+  json["dims"]["rows"]["batching"] = "sum";
+  EXPECT_EQ(MustParse(json.dump()).batch_dim(), "rows");
+  json["dims"]["rows"]["batching"] = "match";
+  EXPECT_EQ(MustParse(json.dump()).batch_dim(), "");
+  EXPECT_EQ(Builtin("bert_ffn").batch_dim(), "tokens");
+  EXPECT_EQ(Builtin("resnet_stem").batch_dim(), "batch");
+}
+
 TEST(ParseWorkloadErrorTest, UndeclaredAndUnusedDims) {
   Json json = TinyGraph();
   json["inputs"][0]["shape"] = {"batch*rows", 16};
@@ -710,6 +734,14 @@ TEST(FingerprintTest, StableAcrossParsesAndFormatting) {
   EXPECT_EQ(a.canonical_json(), indented.canonical_json());
   EXPECT_EQ(a.fingerprint().size(), 16u);
   EXPECT_EQ(Builtin("bert_ffn").fingerprint(), Builtin("bert_ffn").fingerprint());
+}
+
+// Batching is serving metadata: tuning databases and policies stay valid when a file gains it.
+TEST(FingerprintTest, BatchingDoesNotChangeIt) {
+  Json json = TinyGraph();
+  const std::string base = MustParse(json.dump()).fingerprint();
+  json["dims"]["rows"]["batching"] = "sum";
+  EXPECT_EQ(MustParse(json.dump()).fingerprint(), base);
 }
 
 TEST(FingerprintTest, ChangesWhenOneAttributeChanges) {
