@@ -118,8 +118,8 @@ CRMAP_HOOK_API crmap_status crmap_hook_decide(crmap_hook* hook, const int64_t* d
                                const crmap_telemetry* telemetry, crmap_decision* decision);
 
 /* Reports the measured latency of a decision and the time the request waited in the queue. Each decision is
- * observed at most once, while it is among the last 8192 decisions; otherwise CRMAP_ERR_INVALID_ARGUMENT
- * (counted as an unknown observation). */
+ * observed at most once, while it is among the last 65536 decisions; otherwise CRMAP_ERR_INVALID_ARGUMENT
+ * (counted in expired_observations when it fell out of that window, else in unknown_observations). */
 CRMAP_HOOK_API crmap_status crmap_hook_observe(crmap_hook* hook, uint64_t decision_id, double latency_us, double queue_wait_us);
 
 CRMAP_HOOK_API crmap_status crmap_hook_metrics(const crmap_hook* hook, crmap_metrics* metrics);
