@@ -1,0 +1,265 @@
+#include "runtime/serve/server.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+namespace crmap::serve {
+
+const char* OutcomeName(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::kCompleted: return "completed";
+    case Outcome::kRejected: return "rejected";
+    case Outcome::kFailed: return "failed";
+  }
+  return "?";
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The longest the generator sleeps at once, so that a stop is noticed during a long gap between arrivals.
+constexpr double kSleepSliceUs = 20000;
+
+class Run {
+ public:
+  Run(const RequestStream& stream, Decider& decider, const ServerOptions& options)
+      : stream_(stream),
+        decider_(decider),
+        options_(options),
+        scheduler_(options.streams, options.rule),
+        records_(stream.requests.size()),
+        released_flags_(stream.requests.size(), false) {}
+
+  ServeResult Go(const std::vector<Executor*>& executors) {
+    start_ = Clock::now();
+    std::vector<std::thread> dispatchers;
+    for (Executor* executor : executors) dispatchers.emplace_back([this, executor] { Dispatch(executor); });
+    Generate();
+    for (auto& t : dispatchers) t.join();
+    ServeResult result;
+    for (size_t i = 0; i < records_.size(); ++i)
+      if (released_flags_[i]) result.records.push_back(std::move(records_[i]));
+    result.batches = next_batch_id_;
+    result.not_released = static_cast<int64_t>(stream_.requests.size()) - released_;
+    double first = 1e300, last = 0;
+    for (const RequestRecord& r : result.records) {
+      first = std::min(first, r.arrival_us);
+      last = std::max(last, r.end_us);
+    }
+    result.wall_us = result.records.empty() ? 0 : last - first;
+    return result;
+  }
+
+ private:
+  double NowUs() const { return std::chrono::duration<double, std::micro>(Clock::now() - start_).count(); }
+  Clock::time_point At(double us) const {
+    return start_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::micro>(us));
+  }
+  bool StopRequested() const { return options_.stop && options_.stop->load(); }
+
+  void Progress(bool force) {
+    if (!options_.on_progress) return;
+    const double now = NowUs();
+    if (!force && now < next_progress_us_) return;
+    next_progress_us_ = now + options_.progress_interval_us;
+    ServeProgress p;
+    p.elapsed_us = now;
+    p.total_us = options_.duration_us > 0 ? std::min(options_.duration_us, stream_.report.duration_us)
+                                          : stream_.report.duration_us;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      p.released = released_;
+      p.queue_depth = scheduler_.depth();
+    }
+    {
+      std::lock_guard<std::mutex> lock(record_mutex_);
+      p.done = done_;
+    }
+    options_.on_progress(p);
+  }
+
+  void Generate() {
+    for (const ServeRequest& request : stream_.requests) {
+      if (options_.duration_us > 0 && request.arrival_us > options_.duration_us) break;
+      // Sleep until its time, in slices so that a stop is noticed.
+      for (;;) {
+        if (StopRequested()) break;
+        const double wait = request.arrival_us - NowUs();
+        if (wait <= 0) break;
+        std::this_thread::sleep_until(At(NowUs() + std::min(wait, kSleepSliceUs)));
+        Progress(false);
+      }
+      if (StopRequested()) break;
+      std::optional<Rejection> rejected;
+      double now;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        now = NowUs();
+        rejected = scheduler_.Arrive(request, now);
+        ++released_;
+        released_flags_[request.id] = true;
+        RequestRecord& r = records_[request.id];
+        r.id = request.id;
+        r.stream = request.stream;
+        r.dims = request.dims;
+        r.scheduled_us = request.arrival_us;
+        r.arrival_us = now;
+      }
+      if (rejected) Finish({*rejected});
+      wake_.notify_all();
+      Progress(false);
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      arrivals_done_ = true;
+      stopped_ = StopRequested();
+    }
+    wake_.notify_all();
+    // Progress while the queues drain.
+    for (;;) {
+      {
+        std::lock_guard<std::mutex> lock(record_mutex_);
+        if (done_ >= released_) break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      Progress(false);
+    }
+    Progress(true);
+  }
+
+  // Records rejections (never called with mutex_ held).
+  void Finish(const std::vector<Rejection>& rejections) {
+    for (const Rejection& rejection : rejections) {
+      std::lock_guard<std::mutex> lock(record_mutex_);
+      RequestRecord& r = records_[rejection.request.id];
+      r.end_us = rejection.at_us;
+      r.outcome = Outcome::kRejected;
+      r.reason = rejection.reason;
+      ++done_;
+      if (options_.on_record) options_.on_record(r);
+    }
+  }
+
+  void Dispatch(Executor* executor) {
+    const std::string name = executor->name();
+    int64_t memo_head = -1;
+    Decision memo;
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      const double now = NowUs();
+      std::vector<Rejection> rejected = scheduler_.Expire(now);
+      if (stopped_ && options_.on_stop == OnStop::kRejectQueued) {
+        auto drained = scheduler_.Drain(now);
+        rejected.insert(rejected.end(), drained.begin(), drained.end());
+      }
+      const bool arrivals_done = arrivals_done_;
+      const int64_t depth = scheduler_.depth();
+      auto limits_for = [&](const ServeRequest& head) {
+        if (head.id != memo_head) {
+          memo = decider_.Decide(head.dims, depth);
+          memo_head = head.id;
+        }
+        BatchLimits limits = memo.limits;
+        if (arrivals_done) limits.max_delay_us = 0;  // nobody else is coming
+        return limits;
+      };
+      double wake_us = 0;
+      std::optional<Batch> batch = scheduler_.NextBatch(now, limits_for, &wake_us);
+      if (!batch && arrivals_done && scheduler_.depth() == 0) {
+        lock.unlock();
+        Finish(rejected);
+        wake_.notify_all();
+        return;
+      }
+      if (!batch) {
+        if (!rejected.empty()) {
+          lock.unlock();
+          Finish(rejected);
+          lock.lock();
+          continue;
+        }
+        if (std::isinf(wake_us)) {
+          wake_.wait(lock);
+        } else {
+          wake_.wait_until(lock, At(wake_us));
+        }
+        continue;
+      }
+      const int64_t batch_id = next_batch_id_++;
+      const Decision head_decision = memo;
+      memo_head = -1;
+      lock.unlock();
+      Finish(rejected);
+      RunBatch(executor, name, *batch, batch_id, head_decision, depth);
+      lock.lock();
+    }
+  }
+
+  void RunBatch(Executor* executor, const std::string& name, const Batch& batch, int64_t batch_id,
+                const Decision& head_decision, int64_t depth) {
+    Decision run = head_decision;
+    if (batch.dims != batch.requests.front().request.dims) run = decider_.Decide(batch.dims, depth);
+    const double start = NowUs();
+    Execution execution = executor->Run(batch.dims, run.config);
+    const double end = NowUs();
+    decider_.Observe(run, end - start, start - batch.requests.front().enqueued_us);
+    std::lock_guard<std::mutex> lock(record_mutex_);
+    for (const QueuedRequest& q : batch.requests) {
+      RequestRecord& r = records_[q.request.id];
+      r.start_us = start;
+      r.end_us = end;
+      r.queue_wait_us = start - r.arrival_us;
+      r.compile_wait_us = execution.compile_wait_us;
+      r.service_us = end - start;
+      r.batch_id = batch_id;
+      r.batch_size = static_cast<int>(batch.requests.size());
+      r.executor = name;
+      r.config = execution.config_run.empty() ? run.config : execution.config_run;
+      r.substituted = execution.substituted;
+      r.source = run.source;
+      r.generation = run.generation;
+      r.outcome = execution.status.ok() ? Outcome::kCompleted : Outcome::kFailed;
+      if (!execution.status.ok()) r.error = execution.status.message();
+      ++done_;
+      if (options_.on_record) options_.on_record(r);
+    }
+  }
+
+  const RequestStream& stream_;
+  Decider& decider_;
+  const ServerOptions& options_;
+  Clock::time_point start_;
+
+  std::mutex mutex_;  // the scheduler and the flags below
+  std::condition_variable wake_;
+  Scheduler scheduler_;
+  bool arrivals_done_ = false;
+  bool stopped_ = false;
+  int64_t released_ = 0;
+  int64_t next_batch_id_ = 0;
+
+  std::mutex record_mutex_;  // records_, done_, on_record
+  std::vector<RequestRecord> records_;
+  std::vector<bool> released_flags_;  // written under mutex_, read after the threads ended
+  int64_t done_ = 0;
+  double next_progress_us_ = 0;
+};
+
+}  // namespace
+
+Result<ServeResult> Serve(const RequestStream& stream, Decider& decider, const std::vector<Executor*>& executors,
+                          const ServerOptions& options) {
+  if (executors.empty()) return Status::InvalidArgument("serve needs at least one executor");
+  for (size_t i = 0; i < stream.requests.size(); ++i)
+    if (stream.requests[i].id != static_cast<int64_t>(i))
+      return Status::InvalidArgument("request ids must be 0..n-1 in stream order");
+  Run run(stream, decider, options);
+  return run.Go(executors);
+}
+
+}  // namespace crmap::serve

@@ -1,0 +1,130 @@
+// Server: replays a request stream open-loop against executors, through the scheduler (queues + dynamic
+// batcher) and a decider (the hook, or a fixed config), and records every request's fate.
+//
+// Threads: one generator releases each request at its timestamp whatever the server's state (closed-loop load
+// would hide queueing) and stamps it on arrival; one dispatcher per executor takes the next batch from the
+// shared scheduler, asks the decider for a config, runs the batch on its executor, then reports the batch's
+// latency to the decider. Latency = completion - arrival. All scheduling happens under one mutex; executors run
+// outside it.
+//
+// Decisions: per batch, the decider is asked at the head request's dims for the batch limits (the decision's
+// runtime knobs `batch`, `queue_delay_us`, or the mode's flags); once the batch is formed, at the batch's
+// combined dims for the config it runs (the same decision when the dims did not change). The run decision is
+// observed after the batch. Once arrivals have ended, partial batches no longer wait for company.
+//
+// Stopping: at the end of the stream, after `duration_us`, or when `stop` is raised (SIGINT/SIGTERM in the
+// CLI): arrivals stop (requests not yet released are not part of the run); queued requests are finished, or
+// rejected with reason shutdown under kRejectQueued. Every request released is in the result exactly once:
+// completed, rejected (by reason) or failed (the executor's error).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "runtime/serve/request_source.h"
+#include "runtime/serve/scheduler.h"
+
+namespace crmap::serve {
+
+// What the decider answers for some dims.
+struct Decision {
+  std::string config;       // the canonical config string the executor runs
+  BatchLimits limits;       // for the batch this decision heads
+  std::string source;       // "policy", "fallback", "default", "static", "oracle", ...
+  uint64_t generation = 0;  // the policy's generation (0: none)
+  uint64_t decision_id = 0; // for Observe (0: nothing to observe)
+  double predicted_us = 0;  // 0: unknown
+};
+
+// Thread-safe: dispatchers call it concurrently.
+class Decider {
+ public:
+  virtual ~Decider() = default;
+  // `queue_depth`: requests queued when asked.
+  virtual Decision Decide(const Dims& dims, int64_t queue_depth) = 0;
+  virtual void Observe(const Decision& decision, double latency_us, double queue_wait_us) {
+    (void)decision, (void)latency_us, (void)queue_wait_us;
+  }
+};
+
+// What an executor did with one batch.
+struct Execution {
+  Status status;             // not ok: every request of the batch failed
+  std::string config_run;    // the config that ran (another ready plan while the wanted one compiles)
+  bool substituted = false;  // config_run is not the config asked for
+  double compile_wait_us = 0;  // time this batch waited for a plan to compile
+};
+
+// Runs batches; each executor is driven by one dispatcher thread only.
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  virtual std::string name() const = 0;  // "onednn", "onednn[core 1]", "libtorch", ...
+  virtual Execution Run(const Dims& dims, const std::string& config) = 0;
+};
+
+enum class Outcome { kCompleted, kRejected, kFailed };
+const char* OutcomeName(Outcome outcome);  // "completed", "rejected", "failed"
+
+struct RequestRecord {
+  int64_t id = 0;
+  int stream = 0;
+  Dims dims;
+  double scheduled_us = 0;   // the stream's timestamp
+  double arrival_us = 0;     // when the generator released it (the latency clock starts here)
+  double start_us = 0;       // its batch started (0 for a rejection)
+  double end_us = 0;         // completed, failed or rejected
+  double queue_wait_us = 0;  // start - arrival
+  double compile_wait_us = 0;
+  double service_us = 0;     // end - start
+  int64_t batch_id = -1;
+  int batch_size = 0;
+  std::string executor;
+  std::string config;        // what ran
+  bool substituted = false;  // a ready plan ran instead of the decided one
+  std::string source;        // the decision's source
+  uint64_t generation = 0;
+  Outcome outcome = Outcome::kCompleted;
+  RejectReason reason = RejectReason::kQueueFull;  // when rejected
+  std::string error;         // when failed
+  double latency_us() const { return end_us - arrival_us; }
+};
+
+struct ServeProgress {
+  double elapsed_us = 0;
+  double total_us = 0;
+  int64_t released = 0;
+  int64_t done = 0;
+  int64_t queue_depth = 0;
+};
+
+enum class OnStop { kFinishQueued, kRejectQueued };
+
+struct ServerOptions {
+  std::vector<StreamSettings> streams;  // per stream id (request.stream); empty: one default stream
+  BatchRule rule;
+  double duration_us = 0;               // stop arrivals after this (0: the whole stream)
+  OnStop on_stop = OnStop::kFinishQueued;
+  const std::atomic<bool>* stop = nullptr;  // raised: stop arrivals now
+  double progress_interval_us = 1e6;
+  std::function<void(const ServeProgress&)> on_progress;  // from the generator thread
+  // Called for every request as its fate is known (from dispatcher and generator threads, serialised).
+  std::function<void(const RequestRecord&)> on_record;
+};
+
+struct ServeResult {
+  std::vector<RequestRecord> records;  // by request id
+  int64_t batches = 0;
+  double wall_us = 0;                  // from the first release to the last completion
+  int64_t not_released = 0;            // stopped before their time (duration or stop)
+};
+
+// Serves `stream` on `executors` (at least one). InvalidArgument without executors.
+Result<ServeResult> Serve(const RequestStream& stream, Decider& decider, const std::vector<Executor*>& executors,
+                          const ServerOptions& options);
+
+}  // namespace crmap::serve

@@ -1,0 +1,235 @@
+#include "runtime/serve/server.h"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+namespace crmap::serve {
+namespace {
+
+RequestStream Stream(int n, double gap_us, int streams = 1) {
+  RequestStream stream;
+  for (int i = 0; i < n; ++i) {
+    ServeRequest r;
+    r.id = i;
+    r.arrival_us = gap_us * i;
+    r.dims = {{"tokens", 1 + i % 7}};
+    r.stream = i % streams;
+    stream.requests.push_back(r);
+  }
+  stream.report.requests = n;
+  stream.report.duration_us = gap_us * (n - 1);
+  return stream;
+}
+
+// Answers fixed limits; counts decisions and observations per config.
+class FixedDecider : public Decider {
+ public:
+  explicit FixedDecider(BatchLimits limits) : limits_(limits) {}
+  Decision Decide(const Dims& dims, int64_t) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Decision d;
+    d.config = "tokens=" + std::to_string(dims.at("tokens"));
+    d.limits = limits_;
+    d.source = "fixed";
+    d.decision_id = ++decisions_;
+    return d;
+  }
+  void Observe(const Decision& decision, double latency_us, double) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    observed_[decision.config] += 1;
+    EXPECT_GE(latency_us, 0);
+    ++observations_;
+  }
+  int observations() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return observations_;
+  }
+  std::map<std::string, int> observed() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return observed_;
+  }
+
+ private:
+  std::mutex mutex_;
+  BatchLimits limits_;
+  uint64_t decisions_ = 0;
+  int observations_ = 0;
+  std::map<std::string, int> observed_;
+};
+
+// Sleeps a scripted time per batch, or blocks until released; records the dims it ran.
+class FakeExecutor : public Executor {
+ public:
+  explicit FakeExecutor(std::string name, double service_us = 50) : name_(std::move(name)), service_us_(service_us) {}
+  std::string name() const override { return name_; }
+  Execution Run(const Dims& dims, const std::string& config) override {
+    if (gate_) gate_();
+    std::this_thread::sleep_for(std::chrono::duration<double, std::micro>(service_us_));
+    std::lock_guard<std::mutex> lock(mutex_);
+    ran_.push_back(dims);
+    Execution e;
+    e.config_run = config;
+    if (fail_) e.status = Status::Internal("kernel failed");
+    return e;
+  }
+  std::function<void()> gate_;
+  bool fail_ = false;
+  std::vector<Dims> ran_;
+
+ private:
+  std::string name_;
+  double service_us_;
+  std::mutex mutex_;
+};
+
+void ExpectEveryRequestOnce(const ServeResult& result, const RequestStream& stream) {
+  std::vector<int> seen(stream.requests.size(), 0);
+  for (const RequestRecord& r : result.records) ++seen.at(r.id);
+  int64_t released = 0;
+  for (int s : seen) {
+    EXPECT_LE(s, 1);
+    released += s;
+  }
+  EXPECT_EQ(released + result.not_released, static_cast<int64_t>(stream.requests.size()));
+}
+
+TEST(ServerTest, EveryRequestCompletesOnceInBatchesWithinTheLimits) {
+  RequestStream stream = Stream(300, 20);
+  FixedDecider decider(BatchLimits{8, 200});
+  FakeExecutor a("fake[0]"), b("fake[1]");
+  ServerOptions options;
+  options.rule = BatchRule{"tokens", 4096};
+  std::atomic<int> recorded{0};
+  options.on_record = [&](const RequestRecord&) { ++recorded; };
+  auto result = Serve(stream, decider, {&a, &b}, options);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  ASSERT_EQ(result->records.size(), 300u);
+  ExpectEveryRequestOnce(*result, stream);
+  EXPECT_EQ(recorded.load(), 300);
+  std::map<int64_t, int> batch_sizes;
+  for (const RequestRecord& r : result->records) {
+    EXPECT_EQ(r.outcome, Outcome::kCompleted);
+    EXPECT_LE(r.batch_size, 8);
+    EXPECT_GE(r.start_us, r.arrival_us);
+    EXPECT_GE(r.end_us, r.start_us);
+    EXPECT_DOUBLE_EQ(r.queue_wait_us, r.start_us - r.arrival_us);
+    EXPECT_EQ(r.source, "fixed");
+    ++batch_sizes[r.batch_id];
+  }
+  EXPECT_EQ(static_cast<int64_t>(batch_sizes.size()), result->batches);
+  for (const auto& [id, size] : batch_sizes) {
+    for (const RequestRecord& r : result->records) {
+      if (r.batch_id == id) {
+        EXPECT_EQ(r.batch_size, size);
+      }
+    }
+  }
+  // One observation per batch, for the config that ran (the combined dims' decision).
+  EXPECT_EQ(decider.observations(), result->batches);
+  int64_t tokens_run = 0;
+  for (const Dims& d : a.ran_) tokens_run += d.at("tokens");
+  for (const Dims& d : b.ran_) tokens_run += d.at("tokens");
+  int64_t tokens_asked = 0;
+  for (const ServeRequest& r : stream.requests) tokens_asked += r.dims.at("tokens");
+  EXPECT_EQ(tokens_run, tokens_asked);
+}
+
+// The executor holds its first batch until all but three requests were refused: at most the one running and
+// max_queue_size queued ones complete (two, when the dispatcher started after the queue had filled).
+TEST(ServerTest, AFullQueueRejectsWhatArrivesWhileTheExecutorIsBusy) {
+  const int n = 50;
+  RequestStream stream = Stream(n, 10);
+  FixedDecider decider(BatchLimits{1, 0});
+  FakeExecutor executor("fake", 0);
+  std::mutex mutex;
+  std::condition_variable changed;
+  int rejected = 0;
+  bool first = true;
+  executor.gate_ = [&] {
+    std::unique_lock<std::mutex> lock(mutex);
+    if (!first) return;
+    first = false;
+    changed.wait_for(lock, std::chrono::minutes(1), [&] { return rejected >= n - 3; });
+  };
+  StreamSettings bounded;
+  bounded.policy.max_queue_size = 2;
+  ServerOptions options;
+  options.streams = {bounded};
+  options.on_record = [&](const RequestRecord& r) {
+    if (r.outcome != Outcome::kRejected) return;
+    std::lock_guard<std::mutex> lock(mutex);
+    EXPECT_EQ(r.reason, RejectReason::kQueueFull);
+    ++rejected;
+    changed.notify_all();
+  };
+  auto result = Serve(stream, decider, {&executor}, options);
+  ASSERT_TRUE(result.ok());
+  ExpectEveryRequestOnce(*result, stream);
+  int completed = 0, refused = 0;
+  for (const RequestRecord& r : result->records) {
+    completed += r.outcome == Outcome::kCompleted;
+    refused += r.outcome == Outcome::kRejected;
+  }
+  EXPECT_EQ(completed + refused, n);
+  EXPECT_GE(completed, 2);
+  EXPECT_LE(completed, 3);
+}
+
+TEST(ServerTest, AStopEndsArrivalsAndRejectsWhatIsQueuedWhenAskedTo) {
+  RequestStream stream = Stream(400, 500);  // 200 ms of arrivals
+  FixedDecider decider(BatchLimits{1, 0});
+  FakeExecutor executor("fake", 0);
+  std::atomic<bool> stop{false};
+  std::atomic<int> runs{0};
+  // The fifth batch raises the stop and holds until the generator has seen it.
+  executor.gate_ = [&] {
+    if (++runs == 5) {
+      stop = true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  };
+  ServerOptions options;
+  options.stop = &stop;
+  options.on_stop = OnStop::kRejectQueued;
+  auto result = Serve(stream, decider, {&executor}, options);
+  ASSERT_TRUE(result.ok());
+  ExpectEveryRequestOnce(*result, stream);
+  EXPECT_GT(result->not_released, 0);
+  for (const RequestRecord& r : result->records) {
+    if (r.outcome == Outcome::kRejected) {
+      EXPECT_EQ(r.reason, RejectReason::kShutdown);
+    }
+  }
+}
+
+TEST(ServerTest, AFailingExecutorFailsItsRequestsAndTheRunGoesOn) {
+  RequestStream stream = Stream(20, 10);
+  FixedDecider decider(BatchLimits{4, 0});
+  FakeExecutor executor("fake", 0);
+  executor.fail_ = true;
+  auto result = Serve(stream, decider, {&executor}, ServerOptions{});
+  ASSERT_TRUE(result.ok());
+  ASSERT_EQ(result->records.size(), 20u);
+  for (const RequestRecord& r : result->records) {
+    EXPECT_EQ(r.outcome, Outcome::kFailed);
+    EXPECT_EQ(r.error, "kernel failed");
+  }
+}
+
+TEST(ServerTest, RefusesNoExecutorsAndIdsOutOfOrder) {
+  RequestStream stream = Stream(3, 1);
+  FixedDecider decider(BatchLimits{});
+  EXPECT_EQ(Serve(stream, decider, {}, ServerOptions{}).status().code(), StatusCode::kInvalidArgument);
+  stream.requests[1].id = 7;
+  FakeExecutor executor("fake");
+  EXPECT_EQ(Serve(stream, decider, {&executor}, ServerOptions{}).status().code(), StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace crmap::serve
