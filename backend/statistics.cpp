@@ -6,16 +6,6 @@
 
 namespace crmap {
 
-double Percentile(const std::vector<double>& sorted, double q) {
-  if (sorted.empty()) return 0;
-  q = std::clamp(q, 0.0, 1.0);
-  double position = q * static_cast<double>(sorted.size() - 1);
-  size_t lower = static_cast<size_t>(std::floor(position));
-  size_t upper = std::min(lower + 1, sorted.size() - 1);
-  double fraction = position - static_cast<double>(lower);
-  return sorted[lower] + (sorted[upper] - sorted[lower]) * fraction;
-}
-
 LatencyStats ComputeLatencyStats(std::vector<double> samples) {
   LatencyStats stats;
   if (samples.empty()) return stats;

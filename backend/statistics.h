@@ -6,6 +6,8 @@
 
 #include <vector>
 
+#include "common/numeric.h"
+
 namespace crmap {
 
 struct LatencyStats {
@@ -28,8 +30,6 @@ struct RatioStats {
   int rounds = 0;
 };
 
-// q in [0, 1] (clamped); `sorted` must be ascending. 0 for an empty list.
-double Percentile(const std::vector<double>& sorted, double q);
 LatencyStats ComputeLatencyStats(std::vector<double> samples_us);
 RatioStats ComputeRatioStats(std::vector<double> ratios);
 

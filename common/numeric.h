@@ -1,6 +1,6 @@
-// Summary statistics shared by every layer that ranks or reports (db, replay, train, evaluate): one median and
-// one geometric mean, so that two commands never summarise the same numbers by different rules. Pure;
-// thread-safe.
+// Summary statistics shared by every layer that ranks or reports (db, replay, train, evaluate, serve): one
+// median, one percentile rule and one geometric mean, so that two commands never summarise the same numbers by
+// different rules. Pure; thread-safe.
 #pragma once
 
 #include <algorithm>
@@ -18,6 +18,18 @@ inline double Median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   const size_t n = values.size();
   return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+// The q-quantile (q in [0, 1], clamped) of ascending `sorted`, interpolating linearly between the closest ranks
+// (numpy's default), so p99 of 30 samples is between the two largest; 0 for an empty list.
+inline double Percentile(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return 0;
+  q = std::clamp(q, 0.0, 1.0);
+  const double position = q * static_cast<double>(sorted.size() - 1);
+  const size_t lower = static_cast<size_t>(std::floor(position));
+  const size_t upper = std::min(lower + 1, sorted.size() - 1);
+  const double fraction = position - static_cast<double>(lower);
+  return sorted[lower] + (sorted[upper] - sorted[lower]) * fraction;
 }
 
 // exp(mean(log v)); NaN for an empty list or any value that is not positive and finite.

@@ -7,16 +7,6 @@
 namespace crmap {
 namespace {
 
-TEST(StatisticsTest, PercentileInterpolatesBetweenRanks) {
-  std::vector<double> v = {1, 2, 3, 4, 5};
-  EXPECT_DOUBLE_EQ(Percentile(v, 0.0), 1);
-  EXPECT_DOUBLE_EQ(Percentile(v, 0.5), 3);
-  EXPECT_DOUBLE_EQ(Percentile(v, 1.0), 5);
-  EXPECT_DOUBLE_EQ(Percentile(v, 0.9), 4.6);
-  EXPECT_DOUBLE_EQ(Percentile({7}, 0.99), 7);
-  EXPECT_DOUBLE_EQ(Percentile({}, 0.5), 0);
-}
-
 TEST(StatisticsTest, LatencyStatsOfKnownSamples) {
   std::vector<double> samples;
   for (int i = 100; i >= 1; --i) samples.push_back(i);  // unsorted on purpose

@@ -1,0 +1,61 @@
+// ServeSummary: what a serve run comes to, read at the tail — p50/p95/p99/p99.9 of latency, queue wait and
+// service time; throughput and goodput (completed within the SLO per second); rejections by reason; per-stream
+// p99 and the fairness ratio; and the tail drivers: for the requests above the run's p95 latency, the share of
+// their latency spent queueing and waiting for a compile, the share that ran on an imbalanced executor, and the
+// share whose config came from a fallback. Text and JSON (docs/serve.md documents the fields). Pure; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/json_fields.h"
+#include "runtime/serve/server.h"
+
+namespace crmap::serve {
+
+struct Quantiles {
+  int64_t count = 0;
+  double mean = 0, p50 = 0, p95 = 0, p99 = 0, p999 = 0, max = 0;
+};
+Quantiles QuantilesOf(std::vector<double> values);
+
+struct StreamSummary {
+  int stream = 0;
+  int64_t completed = 0;
+  double p99_latency_us = 0;
+};
+
+// The requests above the p95 latency and where their time went (shares in [0, 1]).
+struct TailDrivers {
+  int64_t requests = 0;
+  double queue_share = 0;       // sum of queue wait / sum of latency
+  double compile_share = 0;     // sum of compile wait / sum of latency
+  double imbalance_share = 0;   // share of them on an executor whose share of tail requests is over 1.5x its
+                                // share of all completed requests
+  double fallback_share = 0;    // share of them whose config came from a fallback decision
+  double substituted_share = 0; // share of them that ran another ready plan while theirs compiled
+};
+
+struct ServeSummary {
+  int64_t released = 0, completed = 0, failed = 0, not_released = 0;
+  std::map<std::string, int64_t> rejected;  // by reason name; every reason present, 0 included
+  int64_t batches = 0;
+  double mean_batch_size = 0;
+  Quantiles latency_us, queue_wait_us, service_us, compile_wait_us;
+  double wall_s = 0;
+  double throughput_rps = 0;  // completed / wall
+  double slo_ms = 0;          // 0: none
+  double goodput_rps = 0;     // completed within the SLO / wall (throughput without an SLO)
+  std::vector<StreamSummary> streams;
+  double fairness = 1;        // max / min per-stream p99 over streams that completed requests
+  TailDrivers tail;
+  std::map<std::string, int64_t> by_source;  // completed requests per decision source
+};
+
+ServeSummary Summarize(const ServeResult& result, double slo_ms);
+Json SummaryJson(const ServeSummary& summary);
+std::string SummaryText(const ServeSummary& summary);
+
+}  // namespace crmap::serve

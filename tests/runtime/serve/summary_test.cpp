@@ -1,0 +1,92 @@
+#include "runtime/serve/summary.h"
+
+#include <gtest/gtest.h>
+
+namespace crmap::serve {
+namespace {
+
+RequestRecord Completed(int64_t id, double arrival, double start, double end, int stream = 0,
+                        const std::string& executor = "e0", const std::string& source = "policy") {
+  RequestRecord r;
+  r.id = id;
+  r.stream = stream;
+  r.arrival_us = arrival;
+  r.start_us = start;
+  r.end_us = end;
+  r.queue_wait_us = start - arrival;
+  r.service_us = end - start;
+  r.executor = executor;
+  r.source = source;
+  r.batch_id = id;
+  r.batch_size = 1;
+  return r;
+}
+
+TEST(SummaryTest, QuantilesInterpolateAndCountEveryValue) {
+  std::vector<double> values;
+  for (int i = 1; i <= 1000; ++i) values.push_back(i);
+  Quantiles q = QuantilesOf(values);
+  EXPECT_EQ(q.count, 1000);
+  EXPECT_DOUBLE_EQ(q.p50, 500.5);
+  EXPECT_DOUBLE_EQ(q.p99, 990.01);
+  EXPECT_DOUBLE_EQ(q.max, 1000);
+  EXPECT_EQ(QuantilesOf({}).count, 0);
+}
+
+TEST(SummaryTest, CountsGoodputRejectionsAndFairness) {
+  ServeResult result;
+  // 100 completed requests of 1 ms on stream 0 and 2 ms on stream 1, one second of wall time.
+  for (int i = 0; i < 100; ++i) {
+    const int stream = i % 2;
+    result.records.push_back(Completed(i, i * 10000.0, i * 10000.0, i * 10000.0 + 1000.0 * (1 + stream), stream));
+  }
+  RequestRecord rejected;
+  rejected.id = 100;
+  rejected.outcome = Outcome::kRejected;
+  rejected.reason = RejectReason::kTimeout;
+  result.records.push_back(rejected);
+  RequestRecord failed = Completed(101, 0, 0, 1);
+  failed.outcome = Outcome::kFailed;
+  result.records.push_back(failed);
+  result.batches = 101;
+  result.wall_us = 1e6;
+  ServeSummary s = Summarize(result, /*slo_ms=*/1.5);
+  EXPECT_EQ(s.released, 102);
+  EXPECT_EQ(s.completed, 100);
+  EXPECT_EQ(s.failed, 1);
+  EXPECT_EQ(s.rejected.at("timeout"), 1);
+  EXPECT_EQ(s.rejected.at("queue_full"), 0);  // every reason is listed
+  EXPECT_DOUBLE_EQ(s.throughput_rps, 100);
+  EXPECT_DOUBLE_EQ(s.goodput_rps, 50);  // only stream 0's 1-ms requests are within 1.5 ms
+  ASSERT_EQ(s.streams.size(), 2u);
+  EXPECT_DOUBLE_EQ(s.streams[1].p99_latency_us, 2000);
+  EXPECT_DOUBLE_EQ(s.fairness, 2);
+  Json json = SummaryJson(s);
+  EXPECT_EQ(json["rejected"]["timeout"], 1);
+  EXPECT_DOUBLE_EQ(json["latency_us"]["p99"].get<double>(), s.latency_us.p99);
+  EXPECT_NE(SummaryText(s).find("goodput 50.0 req/s within 1.5 ms"), std::string::npos) << SummaryText(s);
+}
+
+TEST(SummaryTest, TailDriversSayWhereTheSlowestRequestsSpentTheirTime) {
+  ServeResult result;
+  // 95 fast requests on e0; 5 slow ones that queued 9 ms of their 10 ms, on e1, from the fallback.
+  for (int i = 0; i < 95; ++i) result.records.push_back(Completed(i, 0, 0, 1000, 0, i < 50 ? "e0" : "e1"));
+  for (int i = 95; i < 100; ++i) {
+    RequestRecord r = Completed(i, 0, 9000, 10000, 0, "e1", "fallback");
+    r.compile_wait_us = 500;
+    result.records.push_back(r);
+  }
+  result.batches = 100;
+  result.wall_us = 1e6;
+  ServeSummary s = Summarize(result, 0);
+  EXPECT_EQ(s.tail.requests, 5);
+  EXPECT_DOUBLE_EQ(s.tail.queue_share, 0.9);
+  EXPECT_DOUBLE_EQ(s.tail.compile_share, 0.05);
+  EXPECT_DOUBLE_EQ(s.tail.fallback_share, 1);
+  EXPECT_DOUBLE_EQ(s.tail.imbalance_share, 1);  // e1 holds every tail request but half of all
+  EXPECT_DOUBLE_EQ(s.goodput_rps, s.throughput_rps);  // no SLO
+  EXPECT_EQ(s.by_source.at("fallback"), 5);
+}
+
+}  // namespace
+}  // namespace crmap::serve
