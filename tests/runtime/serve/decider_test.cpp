@@ -1,0 +1,59 @@
+#include "runtime/serve/decider.h"
+
+#include <gtest/gtest.h>
+
+namespace crmap::serve {
+namespace {
+
+const char* kFallback =
+    "fuse.fc1=none;fuse.fc2=none;weights=stored;precision=f32;threads=1;batch=16;queue_delay_us=200;placement=shared";
+
+TEST(DeciderTest, LimitsComeFromTheRuntimeKnobsOfTheConfig) {
+  BatchLimits limits = LimitsFromConfig(kFallback, BatchLimits{1, 0});
+  EXPECT_EQ(limits.max_batch, 16);
+  EXPECT_EQ(limits.max_delay_us, 200);
+  // Knobs the string lacks or garbles keep the fallback's values.
+  BatchLimits kept = LimitsFromConfig("threads=2;batch=x;queue_delay_us=-3;xbatch=9", BatchLimits{2, 50});
+  EXPECT_EQ(kept.max_batch, 2);
+  EXPECT_EQ(kept.max_delay_us, 50);
+  LimitOverrides flags;
+  flags.max_batch = 4;
+  EXPECT_EQ(flags.Apply(limits).max_batch, 4);
+  EXPECT_EQ(flags.Apply(limits).max_delay_us, 200);
+}
+
+TEST(DeciderTest, AFixedDeciderAnswersItsConfigEverywhere) {
+  FixedDecider decider("default", BatchLimits{16, 100}, "triton");
+  Decision d = decider.Decide({{"tokens", 7}}, 3);
+  EXPECT_EQ(d.config, "default");
+  EXPECT_EQ(d.limits.max_batch, 16);
+  EXPECT_EQ(d.source, "triton");
+  EXPECT_EQ(d.decision_id, 0u);
+}
+
+// Through the real C API: a hook that could not open its policy answers its fallback, whose runtime knobs set
+// the batch limits; observing its decisions is accepted.
+TEST(DeciderTest, AHookOnItsFallbackDecidesTheFallbackAndItsLimits) {
+  crmap_open_options options{};
+  options.fallback_config = kFallback;
+  crmap_hook* hook = nullptr;
+  EXPECT_NE(crmap_hook_open("/nonexistent/policy.crmap", &options, &hook), CRMAP_OK);
+  ASSERT_NE(hook, nullptr);
+  LimitOverrides none;
+  HookDecider decider(hook, none);
+  Decision d = decider.Decide({{"tokens", 12}}, 0);
+  EXPECT_EQ(d.config, kFallback);
+  EXPECT_EQ(d.source, "fallback");
+  EXPECT_EQ(d.limits.max_batch, 16);
+  EXPECT_EQ(d.limits.max_delay_us, 200);
+  EXPECT_NE(d.decision_id, 0u);
+  decider.Observe(d, 120, 30);
+  crmap_metrics metrics;
+  ASSERT_EQ(crmap_hook_metrics(hook, &metrics), CRMAP_OK);
+  EXPECT_EQ(metrics.observations, 1u);
+  EXPECT_EQ(decider.errors(), 0);
+  crmap_hook_close(hook);
+}
+
+}  // namespace
+}  // namespace crmap::serve
