@@ -219,7 +219,8 @@ class Run {
       r.batch_id = batch_id;
       r.batch_size = static_cast<int>(batch.requests.size());
       r.executor = name;
-      r.config = execution.config_run.empty() ? run.config : execution.config_run;
+      r.config = run.config;
+      r.plan = execution.config_run;
       r.substituted = execution.substituted;
       r.source = run.source;
       r.generation = run.generation;

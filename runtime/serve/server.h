@@ -84,7 +84,8 @@ struct RequestRecord {
   int64_t batch_id = -1;
   int batch_size = 0;
   std::string executor;
-  std::string config;        // what ran
+  std::string config;        // the decided config (plan and runtime knobs)
+  std::string plan;          // the plan that ran (its plan knobs; runtime knobs at their defaults)
   bool substituted = false;  // a ready plan ran instead of the decided one
   std::string source;        // the decision's source
   uint64_t generation = 0;

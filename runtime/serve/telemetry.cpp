@@ -26,6 +26,7 @@ Json RecordJson(const RequestRecord& r) {
   j["batch_size"] = r.batch_size;
   j["executor"] = r.executor;
   j["config"] = r.config;
+  j["plan"] = r.plan;
   j["substituted"] = r.substituted;
   j["source"] = r.source;
   j["generation"] = r.generation;

@@ -87,6 +87,18 @@ bool ParseOptions(cxxopts::Options& options, int argc, char** argv, cxxopts::Par
   return true;
 }
 
+Status CheckOutputOptions(const cxxopts::ParseResult& args, const std::vector<std::string>& names) {
+  for (const std::string& name : names) {
+    if (!args.count(name)) continue;
+    std::vector<std::pair<std::string, std::string>> inputs;
+    for (const auto& argument : args.arguments())
+      if (argument.key() != name) inputs.emplace_back("--" + argument.key(), argument.value());
+    CRMAP_RETURN_IF_ERROR(CheckOutputPath("--" + name, args[name].as<std::string>(), inputs,
+                                          args.count("force-out") > 0));
+  }
+  return Status::Ok();
+}
+
 void AddOutOption(cxxopts::Options& options, const std::string& help) {
   options.add_options()
       ("o,out", help, cxxopts::value<std::string>())

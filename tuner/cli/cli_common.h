@@ -51,6 +51,10 @@ void AddOutOption(cxxopts::Options& options, const std::string& help);
 // FIFO, device or symlink, unless --force-out (CheckOutputPath).
 bool ParseOptions(cxxopts::Options& options, int argc, char** argv, cxxopts::ParseResult* result, int* exit_code);
 
+// Output files other than --out (e.g. serve's --telemetry, --summary), checked like --out before any work:
+// against every other option's value and each other, refused when a FIFO, device or symlink, unless --force-out.
+Status CheckOutputOptions(const cxxopts::ParseResult& args, const std::vector<std::string>& names);
+
 // A workload, its space and checked dims, from --workload and --dims (AddTargetOptions declares both).
 void AddTargetOptions(cxxopts::Options& options);
 struct Target {

@@ -16,6 +16,7 @@ int RunTrain(int argc, char** argv);
 int RunExport(int argc, char** argv);
 int RunQuery(int argc, char** argv);
 int RunEvaluate(int argc, char** argv);
+int RunServe(int argc, char** argv);
 int RunPeerWorker(int argc, char** argv);  // internal: not listed in the usage
 
 }  // namespace crmap::cli

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# crmap serve end to end on real oneDNN plans (tests/data/tiny_mlp.json, small streams): every released request
+# ends exactly once (completed + rejected + failed = released), the telemetry has one parsable line per request
+# and agrees with the summary, CSV mapping and out-of-range handling are counted, every mode runs, bad input is
+# exit 2 naming the problem, and SIGTERM stops arrivals and still writes the outputs.
+# Usage: cli_serve_test.sh path/to/crmap
+set -u
+source "$(dirname "$0")/cli_test_lib.sh"
+cli_test_init cli_serve "${1:-}"
+SOURCE_DIR=$(cd "$(dirname "$0")/../.." && pwd)
+TINY="$SOURCE_DIR/tests/data/tiny_mlp.json"
+
+# A trace of 400 requests over ~0.4 s on two streams, and a CSV in the Azure schema (5 of its rows beyond the
+# workload's batch range of [1, 64]).
+"$python" - "$WORK" <<'PY'
+import json, random, sys
+work = sys.argv[1]
+rng = random.Random(4)
+t = 0.0
+with open(f"{work}/trace.jsonl", "w") as f:
+    for i in range(400):
+        t += rng.expovariate(1 / 1000)
+        f.write(json.dumps({"t_us": round(t, 1), "dims": {"batch": rng.randint(1, 16)}, "stream": i % 2, "phase": 0}) + "\n")
+with open(f"{work}/azure.csv", "w") as f:
+    f.write("TIMESTAMP,ContextTokens,GeneratedTokens\n")
+    for i in range(60):
+        tokens = 100 + i if i % 12 == 0 else rng.randint(1, 64)
+        f.write(f"2023-11-16 18:17:{i // 10:02d}.{i % 10}000000,{tokens},{rng.randint(1, 30)}\n")
+PY
+
+# Every released request ends once; telemetry and summary agree.
+check_run() {
+  local summary=$1 telemetry=$2 expected=$3
+  "$python" - "$summary" "$telemetry" "$expected" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+lines = [json.loads(l) for l in open(sys.argv[2])]
+expected = int(sys.argv[3])
+rejected = sum(s["rejected"].values())
+problems = []
+if s["released"] + s["not_released"] != expected: problems.append(f"released {s['released']} + not released {s['not_released']} != {expected}")
+if s["completed"] + rejected + s["failed"] != s["released"]: problems.append("completed + rejected + failed != released")
+if len(lines) != s["released"]: problems.append(f"{len(lines)} telemetry lines, {s['released']} released")
+if len({l["id"] for l in lines}) != len(lines): problems.append("a request twice in the telemetry")
+if sum(l["outcome"] == "completed" for l in lines) != s["completed"]: problems.append("completed counts differ")
+for l in lines:
+    if l["outcome"] == "completed" and not (l["arrival_us"] <= l["start_us"] <= l["end_us"]): problems.append(f"times out of order: {l}"); break
+    if l["outcome"] == "completed" and abs(l["latency_us"] - (l["end_us"] - l["arrival_us"])) > 1e-6: problems.append("latency != end - arrival"); break
+if s["latency_us"]["p99"] < s["latency_us"]["p50"]: problems.append("p99 below p50")
+print("; ".join(problems) or f"{s['released']} released, {s['completed']} completed, {s['batches']} batches")
+sys.exit(1 if problems else 0)
+PY
+}
+
+for mode in default triton; do
+  run "serve --mode $mode" "$WORK/$mode.out" serve -w "$TINY" --requests "$WORK/trace.jsonl" --mode $mode \
+    --telemetry "$WORK/$mode.jsonl" --summary "$WORK/$mode.json" --slo-ms 50
+  check "$mode: every request ends once, telemetry = summary" check_run "$WORK/$mode.json" "$WORK/$mode.jsonl" 400
+done
+json_check "$WORK/triton.json" 'assert d["mean_batch_size"] > 1, d["mean_batch_size"]; assert d["by_source"] == {"triton": d["completed"]}'
+grep -q "p99" "$WORK/default.out" && pass "the text summary prints the tail" || fail "text summary" "$(cat "$WORK/default.out")"
+
+run "serve --mode static --placement per_core" "$WORK/static.out" serve -w "$TINY" --requests "$WORK/trace.jsonl" \
+  --mode static -c "threads=1;batch=4;queue_delay_us=200" --placement per_core --telemetry "$WORK/static.jsonl" \
+  --summary "$WORK/static.json"
+check "static per_core: every request ends once" check_run "$WORK/static.json" "$WORK/static.jsonl" 400
+json_check "$WORK/static.json" 'assert d["executors"] >= 1 and d["placement"] == "per_core"; assert d["mean_batch_size"] <= 4'
+
+# A tiny database for the oracle and static-from-db modes.
+"$CRMAP" tune --workload "$TINY" --shapes "batch=2;batch=16" --agent random --budget 6 --rounds 2 --warmup 0 \
+  --cold-samples 0 --no-confirm --db "$WORK/tiny.jsonl" >/dev/null 2>&1 || fail "tune for the oracle" "failed"
+run "serve --mode oracle" "$WORK/oracle.out" serve -w "$TINY" --requests "$WORK/trace.jsonl" --mode oracle \
+  --db "$WORK/tiny.jsonl" --telemetry "$WORK/oracle.jsonl" --summary "$WORK/oracle.json"
+check "oracle: every request ends once" check_run "$WORK/oracle.json" "$WORK/oracle.jsonl" 400
+run "serve --mode static --db" "$WORK/sdb.out" serve -w "$TINY" --requests "$WORK/trace.jsonl" --mode static \
+  --db "$WORK/tiny.jsonl" --summary "$WORK/sdb.json" --duration 0.1
+json_check "$WORK/sdb.json" 'assert d["by_source"].get("static", 0) == d["completed"] > 0'
+
+# A policy that cannot be opened, with --fallback: served from the fallback, said so.
+run "serve --mode policy with a missing policy and --fallback" "$WORK/fb.out" serve -w "$TINY" \
+  --requests "$WORK/trace.jsonl" --mode policy --policy "$WORK/none.policy" --fallback "threads=1;batch=4" \
+  --summary "$WORK/fb.json" --duration 0.1
+json_check "$WORK/fb.json" 'assert d["by_source"].get("fallback", 0) == d["completed"] > 0, d["by_source"]'
+
+# CSV: mapped, out-of-range rows rejected and counted (reject), or clamped (clamp); time scaled.
+run "serve a CSV (reject)" "$WORK/csv.out" serve -w "$TINY" --requests "$WORK/azure.csv" --map batch=ContextTokens \
+  --time-scale 0.1 --summary "$WORK/csv.json" --telemetry "$WORK/csv.jsonl"
+json_check "$WORK/csv.json" 'assert d["rejected"]["out_of_range"] == 5 == d["source"]["out_of_range"], d["rejected"]; assert d["completed"] == 55'
+run "serve a CSV (clamp)" "$WORK/clamp.out" serve -w "$TINY" --requests "$WORK/azure.csv" --map batch=ContextTokens \
+  --out-of-range clamp --time-scale 0.1 --summary "$WORK/clamp.json"
+json_check "$WORK/clamp.json" 'assert d["completed"] == 60 and d["source"]["adjusted"] == 5'
+
+# Bad input: exit 2, one line naming the problem.
+expect_bad "unknown column in --map" "its columns: TIMESTAMP, ContextTokens, GeneratedTokens" serve -w "$TINY" \
+  --requests "$WORK/azure.csv" --map batch=Prompt
+expect_bad "unknown dim in --map" "its dims: batch" serve -w "$TINY" --requests "$WORK/azure.csv" --map tokens=ContextTokens
+printf 'TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:17:00,4,1\n2023-11-16 18:17:01,4\n' >"$WORK/bad.csv"
+expect_bad "malformed CSV line" "bad.csv:3:" serve -w "$TINY" --requests "$WORK/bad.csv" --map batch=ContextTokens
+expect_bad "CSV without --map" "--map" serve -w "$TINY" --requests "$WORK/azure.csv"
+expect_bad "unknown mode" "allowed: default, triton, static, policy, oracle" serve -w "$TINY" \
+  --requests "$WORK/trace.jsonl" --mode fastest
+expect_bad "policy mode without --policy" "--mode policy needs --policy" serve -w "$TINY" \
+  --requests "$WORK/trace.jsonl" --mode policy
+expect_bad "missing policy without --fallback" "--fallback" serve -w "$TINY" --requests "$WORK/trace.jsonl" \
+  --mode policy --policy "$WORK/none.policy"
+expect_bad "telemetry over the request trace" "--telemetry" serve -w "$TINY" --requests "$WORK/trace.jsonl" \
+  --telemetry "$WORK/trace.jsonl"
+expect_bad "unknown placement" "allowed: shared, per_core" serve -w "$TINY" --requests "$WORK/trace.jsonl" \
+  --placement numa
+expect_bad "--max-batch out of range" "--max-batch must be in" serve -w "$TINY" --requests "$WORK/trace.jsonl" \
+  --max-batch 0
+
+# SIGTERM: arrivals stop, queued requests are rejected (--on-stop reject), the outputs are written, exit 130.
+"$python" - "$WORK" <<'PY'
+import json, sys
+with open(f"{sys.argv[1]}/slow.jsonl", "w") as f:
+    for i in range(3000):
+        f.write(json.dumps({"t_us": i * 2000.0, "dims": {"batch": 8}, "stream": 0, "phase": 0}) + "\n")
+PY
+"$CRMAP" serve -w "$TINY" --requests "$WORK/slow.jsonl" --on-stop reject --telemetry "$WORK/term.jsonl" \
+  --summary "$WORK/term.json" >"$WORK/term.out" 2>"$WORK/term.err" &
+pid=$!
+sleep 2
+kill -TERM $pid
+wait $pid
+status=$?
+[[ $status -eq 130 ]] && pass "SIGTERM: exit 130" || fail "SIGTERM: exit 130" "exit $status: $(tail -c 300 "$WORK/term.err")"
+check "SIGTERM: every released request ends once, outputs written" check_run "$WORK/term.json" "$WORK/term.jsonl" 3000
+json_check "$WORK/term.json" 'assert d["not_released"] > 0, d["not_released"]'
+
+cli_test_finish

@@ -1,0 +1,147 @@
+// crmap serve: replay a request stream open-loop on oneDNN through the serving runtime (tuner/serve_task.h).
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+
+#include "common/atomic_file.h"
+#include "tuner/cli/cli_common.h"
+#include "tuner/cli/commands.h"
+#include "tuner/serve_task.h"
+#include "tuner/text_table.h"
+
+namespace crmap::cli {
+
+namespace {
+
+// SIGINT/SIGTERM: stop arrivals; queued requests are finished or rejected (--on-stop), outputs written.
+std::atomic<bool> g_serve_stop{false};
+void OnStopSignal(int) { g_serve_stop = true; }
+
+}  // namespace
+
+int RunServe(int argc, char** argv) {
+  cxxopts::Options options("crmap serve",
+                           "Replay a request stream open-loop on the workload's oneDNN plans through the serving "
+                           "runtime (queues, dynamic batcher, decisions per batch) and report the tail.");
+  options.add_options()
+      ("w,workload", "built-in workload name or path", cxxopts::value<std::string>())
+      ("requests", "a scenario (built-in name or file), a *.jsonl request trace or a *.csv trace (Azure schema)",
+       cxxopts::value<std::string>())
+      ("mode", "default, triton, static, policy or oracle", cxxopts::value<std::string>()->default_value("default"))
+      ("policy", "policy file (mode policy)", cxxopts::value<std::string>())
+      ("fallback", "config served when the policy cannot be used (mode policy)", cxxopts::value<std::string>())
+      ("db", "tuning database (mode oracle; mode static without --config)", cxxopts::value<std::string>())
+      ("c,config", "the config of mode static", cxxopts::value<std::string>())
+      ("map", "CSV columns to dims, e.g. tokens=ContextTokens", cxxopts::value<std::string>())
+      ("dims", "CSV: values of the dims no column maps, e.g. batch=2", cxxopts::value<std::string>())
+      ("out-of-range", "CSV values outside a dim's range: clamp, scale or reject",
+       cxxopts::value<std::string>()->default_value("reject"))
+      ("time-scale", "multiply every recorded time (0.5: twice as fast)", cxxopts::value<double>()->default_value("1"))
+      ("seed", "seed of a scenario's requests", cxxopts::value<uint64_t>()->default_value("1"))
+      ("placement", "shared (one executor, all cores) or per_core (a pinned single-threaded executor per core)",
+       cxxopts::value<std::string>()->default_value("shared"))
+      ("max-batch", "requests per batch, over the decisions' batch knob", cxxopts::value<int>())
+      ("queue-delay-us", "how long a batch's head waits for company, over the decisions' knob",
+       cxxopts::value<double>())
+      ("max-queue-size", "requests queued per stream before arrivals are rejected (0: no limit)",
+       cxxopts::value<int64_t>()->default_value("0"))
+      ("timeout-ms", "a request queued longer is rejected or delayed (0: never)",
+       cxxopts::value<double>()->default_value("0"))
+      ("timeout-action", "reject or delay (served only when nothing else waits)",
+       cxxopts::value<std::string>()->default_value("reject"))
+      ("duration", "stop arrivals after this many seconds (0: the whole stream)",
+       cxxopts::value<double>()->default_value("0"))
+      ("slo-ms", "latency objective of goodput (0: none)", cxxopts::value<double>()->default_value("0"))
+      ("on-stop", "after Ctrl-C or SIGTERM: finish or reject the queued requests",
+       cxxopts::value<std::string>()->default_value("finish"))
+      ("no-background-compile", "compile plans on the executor's thread (no substitution)")
+      ("plan-memory-mb", "memory budget of the plan cache", cxxopts::value<int64_t>()->default_value("2048"))
+      ("telemetry", "per-request JSON Lines file", cxxopts::value<std::string>())
+      ("summary", "summary JSON file (written at the end, atomically)", cxxopts::value<std::string>())
+      ("force-out", "write --telemetry/--summary even over an input or an existing FIFO, device or symlink")
+      ("json", "print the summary as JSON");
+  cxxopts::ParseResult args;
+  int code = 0;
+  if (!ParseOptions(options, argc, argv, &args, &code)) return code;
+  for (const char* required : {"workload", "requests"})
+    if (!args.count(required)) return Fail(Status::InvalidArgument(std::string("missing --") + required));
+  Status outputs = CheckOutputOptions(args, {"telemetry", "summary"});
+  if (!outputs.ok()) return Fail(outputs);
+
+  ServeTaskOptions task;
+  task.workload = args["workload"].as<std::string>();
+  task.requests = args["requests"].as<std::string>();
+  task.mode = args["mode"].as<std::string>();
+  if (args.count("policy")) task.policy = args["policy"].as<std::string>();
+  if (args.count("fallback")) task.fallback = args["fallback"].as<std::string>();
+  if (args.count("db")) task.db = args["db"].as<std::string>();
+  if (args.count("config")) task.config = args["config"].as<std::string>();
+  if (args.count("map")) task.map = args["map"].as<std::string>();
+  if (args.count("dims")) {
+    auto dims = ParseDimsText(args["dims"].as<std::string>());
+    if (!dims.ok()) return Fail(dims.status().WithContext("--dims"));
+    task.fixed_dims = *dims;
+  }
+  task.out_of_range = args["out-of-range"].as<std::string>();
+  task.time_scale = args["time-scale"].as<double>();
+  task.seed = args["seed"].as<uint64_t>();
+  task.placement = args["placement"].as<std::string>();
+  if (args.count("max-batch")) {
+    auto max_batch = OptionInRange(args, "max-batch", 1, 4096);
+    if (!max_batch.ok()) return Fail(max_batch.status());
+    task.max_batch = *max_batch;
+  }
+  if (args.count("queue-delay-us")) {
+    auto delay = OptionInRange(args, "queue-delay-us", 0.0, 1e7);
+    if (!delay.ok()) return Fail(delay.status());
+    task.queue_delay_us = *delay;
+  }
+  auto queue_size = OptionInRange<int64_t>(args, "max-queue-size", 0, 100000000);
+  auto timeout = OptionInRange(args, "timeout-ms", 0.0, 1e7);
+  auto duration = OptionInRange(args, "duration", 0.0, 1e7);
+  auto slo = OptionInRange(args, "slo-ms", 0.0, 1e7);
+  auto memory = OptionInRange<int64_t>(args, "plan-memory-mb", 1, 1 << 20);
+  for (const Status& s : {queue_size.status(), timeout.status(), duration.status(), slo.status(), memory.status()})
+    if (!s.ok()) return Fail(s);
+  task.max_queue_size = *queue_size;
+  task.timeout_ms = *timeout;
+  task.timeout_action = args["timeout-action"].as<std::string>();
+  task.duration_s = *duration;
+  task.slo_ms = *slo;
+  task.on_stop = args["on-stop"].as<std::string>();
+  task.background_compile = args.count("no-background-compile") == 0;
+  task.plans.memory_budget_bytes = *memory << 20;
+  if (args.count("telemetry")) task.telemetry_path = args["telemetry"].as<std::string>();
+  if (args.count("json")) QuietInfoLogs();
+
+  ProgressLine progress(!args.count("json"));
+  task.on_progress = [&progress](const serve::ServeProgress& p) {
+    progress.Update(Format("serving: %.0f/%.0f s, queue %lld, requests done", p.elapsed_us / 1e6, p.total_us / 1e6,
+                           static_cast<long long>(p.queue_depth)),
+                    static_cast<int>(p.done), static_cast<int>(p.released));
+  };
+  task.stop = &g_serve_stop;
+  std::signal(SIGINT, OnStopSignal);
+  std::signal(SIGTERM, OnStopSignal);
+  auto report = RunServeTask(task);
+  progress.Finish();
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  if (!report.ok()) return Fail(report.status());
+  if (args.count("summary")) {
+    Status written = WriteFileAtomically(args["summary"].as<std::string>(), report->json.dump(2) + "\n");
+    if (!written.ok()) return Fail(written);
+  }
+  if (args.count("json")) {
+    std::printf("%s\n", report->json.dump(2).c_str());
+  } else {
+    std::printf("%s", report->text.c_str());
+  }
+  if (g_serve_stop.load()) {
+    std::fprintf(stderr, "crmap: stopped by a signal; the outputs hold every request released before it\n");
+    return 130;
+  }
+  return kExitOk;
+}
+
+}  // namespace crmap::cli

@@ -1,0 +1,255 @@
+#include "tuner/serve_task.h"
+
+#include <spdlog/spdlog.h>
+
+#include <cmath>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "backend/host.h"
+#include "datasets/catalog.h"
+#include "datasets/scenario.h"
+#include "datasets/trace.h"
+#include "runtime/serve/decider.h"
+#include "runtime/serve/telemetry.h"
+#include "tuner/config_scores.h"
+#include "tuner/policy_trainer.h"
+#include "tuner/tuning_db.h"
+
+namespace crmap {
+
+namespace {
+
+bool EndsWith(const std::string& text, const std::string& suffix) {
+  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+Result<serve::RequestStream> LoadRequests(const ServeTaskOptions& o, const Workload& workload) {
+  if (!(o.time_scale > 0 && o.time_scale <= 1e6))
+    return Status::InvalidArgument("--time-scale must be in (0, 1e6]");
+  if (EndsWith(o.requests, ".csv")) {
+    if (o.map.empty())
+      return Status::InvalidArgument("--requests " + o.requests +
+                                     " is a CSV trace: say which column feeds which dim with --map, e.g. --map " +
+                                     (workload.batch_dim().empty() ? "dim" : workload.batch_dim()) +
+                                     "=ContextTokens");
+    serve::CsvMapping mapping;
+    CRMAP_ASSIGN_OR_RETURN(mapping.columns, serve::ParseColumnMap(o.map));
+    CRMAP_ASSIGN_OR_RETURN(mapping.out_of_range, serve::ParseOutOfRange(o.out_of_range));
+    mapping.fixed = o.fixed_dims;
+    mapping.time_scale = o.time_scale;
+    return serve::ReadAzureCsv(o.requests, workload, mapping);
+  }
+  if (!o.map.empty()) return Status::InvalidArgument("--map applies to a CSV trace only");
+  if (EndsWith(o.requests, ".jsonl")) {
+    CRMAP_ASSIGN_OR_RETURN(std::vector<TraceRequest> trace, ReadTraceJsonl(o.requests, workload));
+    if (trace.empty()) return Status::InvalidArgument(o.requests + ": no requests");
+    int streams = 1;
+    for (const TraceRequest& t : trace) streams = std::max(streams, t.stream + 1);
+    return serve::FromTrace(trace, streams, o.time_scale,
+                            o.requests + ": " + std::to_string(trace.size()) + " requests");
+  }
+  CRMAP_ASSIGN_OR_RETURN(Scenario scenario, LoadScenario(o.requests, workload));
+  std::vector<TraceRequest> trace = GenerateTrace(scenario, o.seed);
+  if (trace.empty()) return Status::InvalidArgument("scenario " + scenario.name() + " produced no requests");
+  return serve::FromTrace(trace, scenario.streams(), o.time_scale,
+                          "scenario " + scenario.name() + " (seed " + std::to_string(o.seed) + "): " +
+                              std::to_string(trace.size()) + " requests");
+}
+
+// Per batch, the best measured config of the tuned shape nearest the batch's dims (squared log2 distance).
+class OracleDecider : public serve::Decider {
+ public:
+  OracleDecider(std::vector<std::pair<Dims, std::string>> best, serve::LimitOverrides overrides)
+      : best_(std::move(best)), overrides_(overrides) {}
+  serve::Decision Decide(const Dims& dims, int64_t) override {
+    const std::pair<Dims, std::string>* nearest = &best_.front();
+    double nearest_distance = 1e300;
+    for (const auto& entry : best_) {
+      double d = 0;
+      for (const auto& [name, value] : dims) {
+        auto it = entry.first.find(name);
+        const double diff = std::log2(static_cast<double>(value)) -
+                            std::log2(static_cast<double>(it == entry.first.end() ? 1 : it->second));
+        d += diff * diff;
+      }
+      if (d < nearest_distance) {
+        nearest_distance = d;
+        nearest = &entry;
+      }
+    }
+    serve::Decision decision;
+    decision.config = nearest->second;
+    decision.source = "oracle";
+    decision.limits = overrides_.Apply(serve::LimitsFromConfig(decision.config, serve::BatchLimits{}));
+    return decision;
+  }
+
+ private:
+  const std::vector<std::pair<Dims, std::string>> best_;
+  const serve::LimitOverrides overrides_;
+};
+
+struct HookCloser {
+  void operator()(crmap_hook* hook) const { crmap_hook_close(hook); }
+};
+
+Result<std::vector<TuningRecord>> DbRecords(const std::string& db, const Workload& workload,
+                                            const SearchSpace& space) {
+  CRMAP_ASSIGN_OR_RETURN(TuningDbContents contents, ReadTuningDbFor(db, workload, space));
+  for (const auto& warning : contents.warnings) spdlog::warn("{}", warning);
+  if (contents.records.empty())
+    return Status::InvalidArgument(db + " holds no usable record of workload " + workload.name() + " (" +
+                                   std::to_string(contents.other_fingerprints) + " of other workloads or spaces)");
+  return contents.records;
+}
+
+}  // namespace
+
+Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
+  static const std::set<std::string> kModes = {"default", "triton", "static", "policy", "oracle"};
+  if (!kModes.count(o.mode))
+    return Status::InvalidArgument("--mode '" + o.mode + "' is unknown; allowed: default, triton, static, policy, "
+                                   "oracle");
+  if (o.placement != "shared" && o.placement != "per_core")
+    return Status::InvalidArgument("--placement '" + o.placement + "' is unknown; allowed: shared, per_core");
+  if (o.timeout_action != "reject" && o.timeout_action != "delay")
+    return Status::InvalidArgument("--timeout-action '" + o.timeout_action + "' is unknown; allowed: reject, delay");
+  if (o.on_stop != "finish" && o.on_stop != "reject")
+    return Status::InvalidArgument("--on-stop '" + o.on_stop + "' is unknown; allowed: finish, reject");
+  if (o.mode == "policy" && o.policy.empty()) return Status::InvalidArgument("--mode policy needs --policy");
+  if (o.mode == "oracle" && o.db.empty()) return Status::InvalidArgument("--mode oracle needs --db");
+  if (o.mode == "static" && o.config.empty() && o.db.empty())
+    return Status::InvalidArgument("--mode static needs --config or --db (whose static plan it then serves)");
+
+  CRMAP_ASSIGN_OR_RETURN(Workload workload, LoadWorkload(o.workload));
+  CRMAP_ASSIGN_OR_RETURN(SearchSpace space, SearchSpace::Build(workload));
+  CRMAP_ASSIGN_OR_RETURN(serve::RequestStream stream, LoadRequests(o, workload));
+
+  serve::LimitOverrides overrides;
+  overrides.max_batch = o.max_batch;
+  overrides.max_delay_us = o.queue_delay_us;
+  std::unique_ptr<serve::Decider> decider;
+  std::unique_ptr<crmap_hook, HookCloser> hook;
+  const std::string default_config = space.ToString(space.Default());
+  if (o.mode == "default") {
+    decider = std::make_unique<serve::FixedDecider>(default_config, overrides.Apply({1, 0}), "default");
+  } else if (o.mode == "triton") {
+    decider = std::make_unique<serve::FixedDecider>(default_config, overrides.Apply({16, 100}), "triton");
+  } else if (o.mode == "static") {
+    std::string config = o.config;
+    if (config.empty()) {
+      CRMAP_ASSIGN_OR_RETURN(std::vector<TuningRecord> records, DbRecords(o.db, workload, space));
+      std::set<Dims> shapes;
+      for (const TuningRecord& r : records) shapes.insert(r.dims);
+      config = space.ToString(ChooseStaticPlan(space, records, {shapes.begin(), shapes.end()}));
+    } else {
+      CRMAP_ASSIGN_OR_RETURN(Config parsed, space.Parse(config));
+      config = space.ToString(parsed);
+    }
+    decider = std::make_unique<serve::FixedDecider>(
+        config, overrides.Apply(serve::LimitsFromConfig(config, serve::BatchLimits{})), "static");
+  } else if (o.mode == "oracle") {
+    CRMAP_ASSIGN_OR_RETURN(std::vector<TuningRecord> records, DbRecords(o.db, workload, space));
+    std::vector<std::pair<Dims, std::string>> best;
+    for (const auto& [dims, scores] : ScoreConfigs(space, records))
+      if (const ConfigScore* top = scores.Best()) best.emplace_back(dims, top->config);
+    if (best.empty()) return Status::InvalidArgument(o.db + ": no config ran ok at any shape");
+    decider = std::make_unique<OracleDecider>(std::move(best), overrides);
+  } else {
+    crmap_open_options open{};
+    open.expected_workload = workload.name().c_str();
+    open.expected_space_fingerprint = space.fingerprint().c_str();
+    open.fallback_config = o.fallback.empty() ? nullptr : o.fallback.c_str();
+    crmap_hook* opened = nullptr;
+    const crmap_status status = crmap_hook_open(o.policy.c_str(), &open, &opened);
+    hook.reset(opened);
+    if (status != CRMAP_OK) {
+      if (!opened)
+        return Status::InvalidArgument("--policy " + o.policy + ": " + crmap_hook_last_error() +
+                                       " (--fallback CONFIG serves that config instead)");
+      spdlog::warn("--policy {}: {}; serving the fallback {}", o.policy, crmap_hook_last_error(), o.fallback);
+    }
+    decider = std::make_unique<serve::HookDecider>(hook.get(), overrides);
+  }
+
+  // Executors: one on all cores, or one pinned single-threaded executor per allowed cpu.
+  PlanCacheOptions plan_options = o.plans;
+  plan_options.background_compile = o.background_compile;
+  PlanCache cache(workload, space, plan_options);
+  std::vector<std::unique_ptr<PlanExecutor>> executors;
+  std::vector<serve::Executor*> executor_ptrs;
+  if (o.placement == "shared") {
+    executors.push_back(std::make_unique<PlanExecutor>(space, workload, &cache, DetectHost().cores, -1));
+  } else {
+    for (int cpu : AllowedCpus()) executors.push_back(std::make_unique<PlanExecutor>(space, workload, &cache, 1, cpu));
+  }
+  for (auto& e : executors) executor_ptrs.push_back(e.get());
+
+  std::unique_ptr<serve::TelemetryWriter> telemetry;
+  if (!o.telemetry_path.empty()) {
+    CRMAP_ASSIGN_OR_RETURN(telemetry, serve::TelemetryWriter::Open(o.telemetry_path));
+  }
+
+  serve::ServerOptions server;
+  serve::StreamSettings settings;
+  settings.policy.max_queue_size = o.max_queue_size;
+  settings.policy.timeout_us = o.timeout_ms * 1000;
+  settings.policy.timeout_action = o.timeout_action == "delay" ? serve::TimeoutAction::kDelay
+                                                                : serve::TimeoutAction::kReject;
+  server.streams.assign(static_cast<size_t>(std::max(stream.report.streams, 1)), settings);
+  if (!workload.batch_dim().empty())
+    server.rule = serve::BatchRule{workload.batch_dim(), workload.dims().at(workload.batch_dim()).max};
+  server.duration_us = o.duration_s * 1e6;
+  server.on_stop = o.on_stop == "reject" ? serve::OnStop::kRejectQueued : serve::OnStop::kFinishQueued;
+  server.stop = o.stop;
+  server.on_progress = o.on_progress;
+  if (telemetry) server.on_record = [&](const serve::RequestRecord& r) { telemetry->Write(r); };
+
+  spdlog::info("serving {} on {} ({} mode, {} executor{}): {}", workload.name(), DetectHost().isa, o.mode,
+               executors.size(), executors.size() == 1 ? "" : "s", stream.report.description);
+  CRMAP_ASSIGN_OR_RETURN(serve::ServeResult result, serve::Serve(stream, *decider, executor_ptrs, server));
+  if (telemetry) CRMAP_RETURN_IF_ERROR(telemetry->status());
+
+  ServeTaskReport report;
+  report.summary = serve::Summarize(result, o.slo_ms);
+  report.source = stream.report;
+  report.plans = cache.stats();
+  const HostInfo& host = DetectHost();
+  Json json = serve::SummaryJson(report.summary);
+  json["mode"] = o.mode;
+  json["workload"] = workload.name();
+  json["placement"] = o.placement;
+  json["executors"] = executors.size();
+  json["host"] = {{"cpu", host.cpu}, {"isa", host.isa}, {"cores", host.cores}, {"onednn", host.onednn_version}};
+  json["source"] = {{"description", stream.report.description}, {"requests", stream.report.requests},
+                    {"adjusted", stream.report.adjusted}, {"out_of_range", stream.report.out_of_range},
+                    {"streams", stream.report.streams}, {"duration_s", stream.report.duration_us / 1e6}};
+  json["plans"] = {{"compiles", report.plans.compiles},       {"compile_failures", report.plans.compile_failures},
+                   {"compile_ms", report.plans.compile_ms_total}, {"evictions", report.plans.evictions},
+                   {"substitutions", report.plans.substitutions}, {"cached", report.plans.plans},
+                   {"bytes", report.plans.bytes}};
+  if (hook) {
+    crmap_metrics metrics;
+    if (crmap_hook_metrics(hook.get(), &metrics) == CRMAP_OK)
+      json["hook"] = {{"decisions", metrics.decisions},
+                      {"observations", metrics.observations},
+                      {"policy_generation", metrics.policy_generation},
+                      {"mean_abs_log_error", metrics.mean_abs_log_error}};
+  }
+  report.json = json;
+  char line[512];
+  std::snprintf(line, sizeof line, "%s, %s mode, %s placement (%zu executor%s) on %s\n%s\n", workload.name().c_str(),
+                o.mode.c_str(), o.placement.c_str(), executors.size(), executors.size() == 1 ? "" : "s",
+                host.isa.c_str(), stream.report.description.c_str());
+  report.text = line + serve::SummaryText(report.summary);
+  std::snprintf(line, sizeof line, "plans: %lld compiled (%.0f ms), %lld failed, %lld substitutions, %lld evicted\n",
+                static_cast<long long>(report.plans.compiles), report.plans.compile_ms_total,
+                static_cast<long long>(report.plans.compile_failures),
+                static_cast<long long>(report.plans.substitutions), static_cast<long long>(report.plans.evictions));
+  report.text += line;
+  return report;
+}
+
+}  // namespace crmap

@@ -1,0 +1,68 @@
+// `crmap serve` as a library call: builds the request stream, the decider of the chosen mode, the oneDNN
+// executors and the plan cache, runs the runtime's Server (runtime/serve/server.h) and summarises.
+//
+// Modes, all on the same request stream: `default` (the default config, batch 1), `triton` (the default plan
+// with a fixed dynamic batcher: max batch 16, 100 us delay), `static` (one config for everything: --config, or
+// the static plan of a tuning database — the best geometric-mean speedup over its tuned shapes), `policy`
+// (per-batch decisions of a policy file through libcrmap_hook), `oracle` (per batch, the best measured config
+// of the database's tuned shape nearest the batch's dims). --max-batch / --queue-delay-us override any mode's
+// batch limits. Sources: a .csv trace (Azure schema, --map), a .jsonl request trace, or a scenario (built-in
+// name or file; its requests drawn with --seed). Documented in docs/serve.md.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "backend/plan_executor.h"
+#include "common/json_fields.h"
+#include "common/status.h"
+#include "runtime/serve/request_source.h"
+#include "runtime/serve/summary.h"
+
+namespace crmap {
+
+struct ServeTaskOptions {
+  std::string workload;           // built-in name or path
+  std::string requests;           // scenario (name or path), *.jsonl trace or *.csv trace
+  std::string map;                // CSV: "tokens=ContextTokens"
+  Dims fixed_dims;                // CSV: dims no column maps
+  std::string out_of_range = "reject";
+  double time_scale = 1;
+  uint64_t seed = 1;              // a scenario's requests
+  std::string mode = "default";   // default, triton, static, policy, oracle
+  std::string policy;             // policy mode
+  std::string fallback;           // policy mode: the hook's fallback config when the policy cannot be used
+  std::string db;                 // oracle mode; static mode without --config
+  std::string config;             // static mode
+  std::string placement = "shared";  // shared (one executor, all cores) or per_core
+  std::optional<int> max_batch;
+  std::optional<double> queue_delay_us;
+  int64_t max_queue_size = 0;     // per stream; 0: none
+  double timeout_ms = 0;          // per request in the queue; 0: none
+  std::string timeout_action = "reject";  // reject or delay
+  double duration_s = 0;          // 0: the whole stream
+  double slo_ms = 0;
+  std::string on_stop = "finish";  // finish or reject (queued requests after a stop)
+  bool background_compile = true;
+  PlanCacheOptions plans;
+  std::string telemetry_path;     // per-request JSON Lines ("" none)
+  const std::atomic<bool>* stop = nullptr;
+  std::function<void(const serve::ServeProgress&)> on_progress;
+};
+
+struct ServeTaskReport {
+  serve::ServeSummary summary;
+  serve::SourceReport source;
+  PlanCacheStats plans;
+  Json json;         // everything above, with the mode, workload and host
+  std::string text;  // the summary for people
+};
+
+// InvalidArgument for an unknown mode, placement, source or option value, or a mode missing its input (policy
+// without --policy, oracle without --db, static without --config or --db); NotFound for a missing file; the
+// loaders' errors otherwise.
+Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& options);
+
+}  // namespace crmap
