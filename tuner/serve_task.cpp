@@ -11,6 +11,7 @@
 #include "datasets/catalog.h"
 #include "datasets/scenario.h"
 #include "datasets/trace.h"
+#include "runtime/serve/chrome_trace.h"
 #include "runtime/serve/decider.h"
 #include "runtime/serve/telemetry.h"
 #include "tuner/config_scores.h"
@@ -211,6 +212,7 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
                executors.size(), executors.size() == 1 ? "" : "s", stream.report.description);
   CRMAP_ASSIGN_OR_RETURN(serve::ServeResult result, serve::Serve(stream, *decider, executor_ptrs, server));
   if (telemetry) CRMAP_RETURN_IF_ERROR(telemetry->status());
+  if (!o.trace_path.empty()) CRMAP_RETURN_IF_ERROR(serve::WriteChromeTrace(o.trace_path, result));
 
   ServeTaskReport report;
   report.summary = serve::Summarize(result, o.slo_ms);

@@ -48,6 +48,7 @@ struct ServeTaskOptions {
   bool background_compile = true;
   PlanCacheOptions plans;
   std::string telemetry_path;     // per-request JSON Lines ("" none)
+  std::string trace_path;         // Chrome trace-event JSON, written at the end ("" none)
   const std::atomic<bool>* stop = nullptr;
   std::function<void(const serve::ServeProgress&)> on_progress;
 };

@@ -54,10 +54,23 @@ PY
 
 for mode in default triton; do
   run "serve --mode $mode" "$WORK/$mode.out" serve -w "$TINY" --requests "$WORK/trace.jsonl" --mode $mode \
-    --telemetry "$WORK/$mode.jsonl" --summary "$WORK/$mode.json" --slo-ms 50
+    --telemetry "$WORK/$mode.jsonl" --summary "$WORK/$mode.json" --slo-ms 50 --trace "$WORK/$mode.trace.json"
   check "$mode: every request ends once, telemetry = summary" check_run "$WORK/$mode.json" "$WORK/$mode.jsonl" 400
 done
 json_check "$WORK/triton.json" 'assert d["mean_batch_size"] > 1, d["mean_batch_size"]; assert d["by_source"] == {"triton": d["completed"]}'
+"$python" - "$WORK/triton.trace.json" "$WORK/triton.json" <<'PY' && pass "trace: a span per request, a slice per batch, the queue depth back to 0" \
+  || fail "trace: a span per request, a slice per batch, the queue depth back to 0" "see above"
+import json, sys
+events = json.load(open(sys.argv[1]))["traceEvents"]
+s = json.load(open(sys.argv[2]))
+begins = {e["id"] for e in events if e["ph"] == "b"}
+ends = {e["id"] for e in events if e["ph"] == "e"}
+slices = [e for e in events if e["ph"] == "X"]
+depth = [e["args"]["depth"] for e in events if e["ph"] == "C"]
+ok = len(begins) == len(ends) == s["released"] and len(slices) == s["batches"] and depth[-1] == 0 and min(depth) >= 0
+print(len(begins), len(ends), len(slices), depth[-1:])
+sys.exit(0 if ok else 1)
+PY
 grep -q "p99" "$WORK/default.out" && pass "the text summary prints the tail" || fail "text summary" "$(cat "$WORK/default.out")"
 
 run "serve --mode static --placement per_core" "$WORK/static.out" serve -w "$TINY" --requests "$WORK/trace.jsonl" \

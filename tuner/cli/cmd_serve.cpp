@@ -58,14 +58,16 @@ int RunServe(int argc, char** argv) {
       ("plan-memory-mb", "memory budget of the plan cache", cxxopts::value<int64_t>()->default_value("2048"))
       ("telemetry", "per-request JSON Lines file", cxxopts::value<std::string>())
       ("summary", "summary JSON file (written at the end, atomically)", cxxopts::value<std::string>())
-      ("force-out", "write --telemetry/--summary even over an input or an existing FIFO, device or symlink")
+      ("trace", "Chrome trace-event JSON for chrome://tracing or Perfetto (written at the end, atomically)",
+       cxxopts::value<std::string>())
+      ("force-out", "write --telemetry/--summary/--trace even over an input or an existing FIFO, device or symlink")
       ("json", "print the summary as JSON");
   cxxopts::ParseResult args;
   int code = 0;
   if (!ParseOptions(options, argc, argv, &args, &code)) return code;
   for (const char* required : {"workload", "requests"})
     if (!args.count(required)) return Fail(Status::InvalidArgument(std::string("missing --") + required));
-  Status outputs = CheckOutputOptions(args, {"telemetry", "summary"});
+  Status outputs = CheckOutputOptions(args, {"telemetry", "summary", "trace"});
   if (!outputs.ok()) return Fail(outputs);
 
   ServeTaskOptions task;
@@ -112,6 +114,7 @@ int RunServe(int argc, char** argv) {
   task.background_compile = args.count("no-background-compile") == 0;
   task.plans.memory_budget_bytes = *memory << 20;
   if (args.count("telemetry")) task.telemetry_path = args["telemetry"].as<std::string>();
+  if (args.count("trace")) task.trace_path = args["trace"].as<std::string>();
   if (args.count("json")) QuietInfoLogs();
 
   ProgressLine progress(!args.count("json"));
