@@ -32,6 +32,8 @@ void EndProcess(const HangEvent& event) {
 
 HangWatchdog::HangWatchdog() : HangWatchdog(EndProcess) {}
 
+HangWatchdog::Handler HangWatchdog::EndProcessHandler() { return EndProcess; }
+
 HangWatchdog::HangWatchdog(Handler handler) : handler_(std::move(handler)) {
   thread_ = std::thread([this] { Loop(); });
 }

@@ -64,6 +64,8 @@ class HangWatchdog {
   [[nodiscard]] Scope Watch(HangEvent event, double limit_ms);
 
   void SetHandler(Handler handler);
+  // The default handler: prints DescribeHang and ends the process with exit status 3.
+  static Handler EndProcessHandler();
   Handler handler() const;
   // How many times a handler was called (each watched run fires at most once).
   int fired() const;

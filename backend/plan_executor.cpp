@@ -4,6 +4,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 
 namespace crmap {
@@ -191,7 +192,11 @@ Result<PlanCache::Lease> PlanCache::Acquire(const Config& config, const Dims& di
     }
     if (it != entries_.end() && it->second.state == Entry::State::kReady) {
       it->second.last_used = ++clock_;
-      if (!waited) ++stats_.hits;
+      if (attempt > 0) {
+        ++stats_.substitutions;  // the default config's plan stands in for one that cannot compile here
+      } else if (!waited) {
+        ++stats_.hits;
+      }
       LeaseLocked(owner, key);
       return Lease{it->second.plan.get(), space_.ToString(it->second.config), attempt > 0,
                    waited ? waited_us() : 0};
@@ -218,7 +223,17 @@ PlanCacheStats PlanCache::stats() const {
 
 PlanExecutor::PlanExecutor(const SearchSpace& space, const Workload& workload, PlanCache* cache, int max_threads,
                            int core)
-    : space_(space), workload_(workload), cache_(cache), max_threads_(std::max(1, max_threads)), core_(core) {}
+    : space_(space),
+      workload_(workload),
+      cache_(cache),
+      max_threads_(std::max(1, max_threads)),
+      core_(core),
+      owner_("executor " + std::to_string(NextExecutorId())) {}
+
+int PlanExecutor::NextExecutorId() {
+  static std::atomic<int> next{0};
+  return next++;
+}
 
 std::string PlanExecutor::name() const {
   return core_ >= 0 ? "onednn[cpu " + std::to_string(core_) + "]" : "onednn";
@@ -254,7 +269,7 @@ serve::Execution PlanExecutor::Run(const Dims& dims, const std::string& config_t
       config.values[threads_knob] = best;
     }
   }
-  auto lease = cache_->Acquire(config, BucketDims(workload_, dims), max_threads_, name());
+  auto lease = cache_->Acquire(config, BucketDims(workload_, dims), max_threads_, owner_);
   if (!lease.ok()) {
     execution.status = lease.status();
     return execution;

@@ -13,7 +13,8 @@
 // its single-threaded plans run there; sched_setaffinity on the calling thread, with the core taken from the
 // process's allowed set) and caps the plans' thread count (`max_threads`: 1 per core). The cache is shared by
 // the executors of one serve run; each executor runs one batch at a time, and a plan is used by one executor at
-// a time (per-executor plans: the cache key includes the executor's thread cap and core).
+// a time: plans are per executor (the cache key includes a unique owner id per executor), and the plan an
+// executor leased last is never evicted.
 #pragma once
 
 #include <condition_variable>
@@ -116,8 +117,10 @@ class PlanExecutor : public serve::Executor {
   const SearchSpace& space_;
   const Workload& workload_;
   PlanCache* cache_;
+  static int NextExecutorId();
   const int max_threads_;
   const int core_;
+  const std::string owner_;  // unique per executor: the cache's lease owner
   bool pinned_ = false;
 };
 

@@ -38,11 +38,14 @@ class PlanRunnable : public Runnable {
   Plan* plan_;
 };
 
-// Every call of `inner` runs under the session's hang watchdog, which fires with `event`.
+// Every run of `inner` is watched by the session's hang watchdog (which fires with `event`), each run against the
+// limit — the watch is armed outside the timed region. A runnable that times itself elsewhere (`times_itself`:
+// a peer in a child process, which enforces its own per-run timeout) is watched over its warm_calls + 1 runs.
 class WatchedRunnable : public Runnable {
  public:
-  WatchedRunnable(Runnable* inner, HangWatchdog* watchdog, HangEvent event, double limit_ms)
-      : inner_(inner), watchdog_(watchdog), event_(std::move(event)), limit_ms_(limit_ms) {}
+  WatchedRunnable(Runnable* inner, HangWatchdog* watchdog, HangEvent event, double limit_ms, bool times_itself)
+      : inner_(inner), watchdog_(watchdog), event_(std::move(event)), limit_ms_(limit_ms),
+        times_itself_(times_itself) {}
   void Prepare() override {
     auto scope = watchdog_->Watch(event_, limit_ms_);
     inner_->Prepare();
@@ -52,8 +55,15 @@ class WatchedRunnable : public Runnable {
     return inner_->RunOnce();
   }
   Result<int64_t> TimedRun(Clock& clock, int warm_calls) override {
+    if (times_itself_) {
+      auto scope = watchdog_->Watch(event_, limit_ms_ * (warm_calls + 1));
+      return inner_->TimedRun(clock, warm_calls);
+    }
+    for (int i = 0; i < warm_calls; ++i) CRMAP_RETURN_IF_ERROR(RunOnce());
     auto scope = watchdog_->Watch(event_, limit_ms_);
-    return inner_->TimedRun(clock, warm_calls);
+    const int64_t start = clock.NowNanos();
+    CRMAP_RETURN_IF_ERROR(inner_->RunOnce());
+    return clock.NowNanos() - start;
   }
 
  private:
@@ -61,6 +71,7 @@ class WatchedRunnable : public Runnable {
   HangWatchdog* watchdog_;
   HangEvent event_;
   double limit_ms_;
+  bool times_itself_;
 };
 
 // The fault-injection point of the hang tests (docs/failure-behaviour.md): the config whose canonical string is
@@ -229,18 +240,18 @@ std::vector<CandidateResult> MeasurementSession::Compare(const std::vector<Confi
   std::vector<Runnable*> runnables;
   std::vector<size_t> owner;  // result index per runnable
   std::vector<std::unique_ptr<Runnable>> keep;
-  auto watched = [&](Runnable* runnable, const CandidateResult& result) -> Runnable* {
+  auto watched = [&](Runnable* runnable, const CandidateResult& result, bool times_itself) -> Runnable* {
     if (!options.watchdog) return runnable;
     keep.push_back(std::make_unique<WatchedRunnable>(runnable, options.watchdog.get(),
                                                      HangEvent{result.label, dims_, result.config, 0},
-                                                     HangLimitMs(options)));
+                                                     HangLimitMs(options), times_itself));
     return keep.back().get();
   };
   for (size_t i = 0; i < configs.size(); ++i) {
     if (!plans[i]) continue;
     if (FailpointHangs(results[i].label)) keep.push_back(std::make_unique<NeverReturningRunnable>());
     else keep.push_back(std::make_unique<PlanRunnable>(plans[i].get()));
-    runnables.push_back(watched(keep.back().get(), results[i]));
+    runnables.push_back(watched(keep.back().get(), results[i], false));
     owner.push_back(i);
   }
   std::vector<std::unique_ptr<TorchReference>> peer_models;
@@ -315,7 +326,7 @@ std::vector<CandidateResult> MeasurementSession::Compare(const std::vector<Confi
         continue;
       }
     }
-    runnables.push_back(watched(runnable, r));
+    runnables.push_back(watched(runnable, r, !peer.in_process()));
     owner.push_back(results.size() - 1);
   }
   if (runnables.empty()) return results;

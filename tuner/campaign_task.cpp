@@ -18,15 +18,21 @@ namespace crmap {
 
 namespace {
 
-// Puts `record` in front of a watchdog's handler for the life of a campaign, then restores the handler.
+// Installs a watchdog handler for a scope, then restores the previous one. With `chain`, the new handler runs
+// before the previous one (which ends or restarts the process); without, it replaces it.
 class HangRecording {
  public:
-  HangRecording(std::shared_ptr<HangWatchdog> watchdog, std::function<void(const HangEvent&)> record)
+  HangRecording(std::shared_ptr<HangWatchdog> watchdog, std::function<void(const HangEvent&)> handler,
+                bool chain = true)
       : watchdog_(std::move(watchdog)) {
     if (!watchdog_) return;
     previous_ = watchdog_->handler();
-    watchdog_->SetHandler([record = std::move(record), previous = previous_](const HangEvent& event) {
-      record(event);
+    if (!chain) {
+      watchdog_->SetHandler(std::move(handler));
+      return;
+    }
+    watchdog_->SetHandler([handler = std::move(handler), previous = previous_](const HangEvent& event) {
+      handler(event);
       if (previous) previous(event);
     });
   }
@@ -209,6 +215,9 @@ Status RunResolvedTask(const TuneTask& task, const ResolvedTask& resolved, const
   CRMAP_ASSIGN_OR_RETURN(CampaignOutcome outcome,
                          RunCampaign(space, shapes, *agent, evaluator, sink, history, options));
   hang_recording.reset();
+  // A hang in the confirmation round (no measurement of the budget) ends the process: a restart would only
+  // confirm the same config again.
+  HangRecording end_on_hang(settings.session.watchdog, HangWatchdog::EndProcessHandler(), /*chain=*/false);
   report->end = outcome.end;
 
   // Per shape: the best config, confirmed side by side against the default and LibTorch eager. A resumed

@@ -1,11 +1,13 @@
 #include "tuner/serve_task.h"
 
 #include <spdlog/spdlog.h>
+#include <sys/stat.h>
 
 #include <cmath>
 #include <map>
 #include <memory>
 #include <set>
+#include <thread>
 
 #include "backend/host.h"
 #include "datasets/catalog.h"
@@ -208,9 +210,48 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
   server.on_progress = o.on_progress;
   if (telemetry) server.on_record = [&](const serve::RequestRecord& r) { telemetry->Write(r); };
 
+  // Policy reloads while serving, off the serving threads.
+  std::atomic<bool> serving{true};
+  std::atomic<int64_t> reloads{0}, reload_failures{0};
+  std::thread reloader;
+  if (hook && (o.reload_requested || o.reload_on_change)) {
+    reloader = std::thread([&] {
+      auto stamp = [&] {
+        struct stat info {};
+        return ::stat(o.policy.c_str(), &info) == 0 ? std::make_pair(info.st_mtim.tv_sec * 1000000000LL +
+                                                                         info.st_mtim.tv_nsec,
+                                                                     static_cast<long long>(info.st_size))
+                                                    : std::make_pair(0LL, 0LL);
+      };
+      auto last = stamp();
+      while (serving.load()) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        bool asked = o.reload_requested && o.reload_requested->exchange(false);
+        if (o.reload_on_change) {
+          auto now = stamp();
+          if (now != last) {
+            last = now;
+            asked = true;
+          }
+        }
+        if (!asked) continue;
+        if (crmap_hook_reload(hook.get(), o.policy.c_str()) == CRMAP_OK) {
+          ++reloads;
+          spdlog::info("reloaded the policy {}", o.policy);
+        } else {
+          ++reload_failures;
+          spdlog::warn("policy reload failed, the current policy keeps answering: {}", crmap_hook_last_error());
+        }
+      }
+    });
+  }
+
   spdlog::info("serving {} on {} ({} mode, {} executor{}): {}", workload.name(), DetectHost().isa, o.mode,
                executors.size(), executors.size() == 1 ? "" : "s", stream.report.description);
-  CRMAP_ASSIGN_OR_RETURN(serve::ServeResult result, serve::Serve(stream, *decider, executor_ptrs, server));
+  Result<serve::ServeResult> served = serve::Serve(stream, *decider, executor_ptrs, server);
+  serving = false;
+  if (reloader.joinable()) reloader.join();
+  CRMAP_ASSIGN_OR_RETURN(serve::ServeResult result, std::move(served));
   if (telemetry) CRMAP_RETURN_IF_ERROR(telemetry->status());
   if (!o.trace_path.empty()) CRMAP_RETURN_IF_ERROR(serve::WriteChromeTrace(o.trace_path, result));
 
@@ -238,6 +279,8 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
       json["hook"] = {{"decisions", metrics.decisions},
                       {"observations", metrics.observations},
                       {"policy_generation", metrics.policy_generation},
+                      {"reloads", reloads.load()},
+                      {"reload_failures", reload_failures.load()},
                       {"mean_abs_log_error", metrics.mean_abs_log_error}};
   }
   report.json = json;

@@ -50,6 +50,11 @@ struct ServeTaskOptions {
   std::string telemetry_path;     // per-request JSON Lines ("" none)
   std::string trace_path;         // Chrome trace-event JSON, written at the end ("" none)
   const std::atomic<bool>* stop = nullptr;
+  // Policy mode: reload the policy file while serving when this flag is raised (SIGHUP in the CLI; lowered
+  // again here) or, with reload_on_change, when the file's modification time or size changes (polled every
+  // 200 ms). A reload that fails keeps the current policy answering (the hook's guarantee) and is counted.
+  std::atomic<bool>* reload_requested = nullptr;
+  bool reload_on_change = false;
   std::function<void(const serve::ServeProgress&)> on_progress;
 };
 

@@ -139,6 +139,7 @@ std::optional<Batch> Scheduler::NextBatch(double now_us,
   for (size_t s = 0; s < queues_.size(); ++s)
     for (size_t i = 0; i < queues_[s].size(); ++i) {
       const QueuedRequest& q = queues_[s][i];
+      if (q.delayed && !head.delayed) continue;  // timed out: served only when nothing fresh waits
       if (Compatible(head.request.dims, q.request.dims))
         slots.push_back({{q.delayed, settings_[s].priority, q.enqueued_us, q.request.id}, s, i});
     }

@@ -98,8 +98,8 @@ class Run {
       std::optional<Rejection> rejected;
       double now;
       {
+        now = NowUs();  // stamped before the lock: waiting for it is part of the request's latency
         std::lock_guard<std::mutex> lock(mutex_);
-        now = NowUs();
         rejected = scheduler_.Arrive(request, now);
         ++released_;
         released_flags_[request.id] = true;
@@ -120,11 +120,20 @@ class Run {
       stopped_ = StopRequested();
     }
     wake_.notify_all();
-    // Progress while the queues drain.
+    // Progress while the queues drain; a stop during the drain still applies --on-stop.
     for (;;) {
       {
         std::lock_guard<std::mutex> lock(record_mutex_);
         if (done_ >= released_) break;
+      }
+      if (StopRequested()) {
+        bool newly = false;
+        {
+          std::lock_guard<std::mutex> lock(mutex_);
+          newly = !stopped_;
+          stopped_ = true;
+        }
+        if (newly) wake_.notify_all();
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
       Progress(false);
@@ -204,10 +213,25 @@ class Run {
                 const Decision& head_decision, int64_t depth) {
     Decision run = head_decision;
     if (batch.dims != batch.requests.front().request.dims) run = decider_.Decide(batch.dims, depth);
+    // Requests that do not add up along a summing dim ran one after another: one kernel call each.
+    const bool sums = !options_.rule.sum_dim.empty() && batch.dims.count(options_.rule.sum_dim);
+    const size_t calls = sums ? 1 : batch.requests.size();
     const double start = NowUs();
-    Execution execution = executor->Run(batch.dims, run.config);
+    Execution execution;
+    for (size_t i = 0; i < calls; ++i) {
+      Execution one = executor->Run(batch.dims, run.config);
+      if (i == 0) {
+        execution = one;
+      } else {
+        if (execution.status.ok() && !one.status.ok()) execution.status = one.status;
+        execution.substituted |= one.substituted;
+        execution.compile_wait_us += one.compile_wait_us;
+      }
+    }
     const double end = NowUs();
-    decider_.Observe(run, end - start, start - batch.requests.front().enqueued_us);
+    // The policy learns from clean runs only: not a substituted plan, a compile wait or a failure.
+    if (execution.status.ok() && !execution.substituted && execution.compile_wait_us == 0)
+      decider_.Observe(run, end - start, start - batch.requests.front().enqueued_us);
     std::lock_guard<std::mutex> lock(record_mutex_);
     for (const QueuedRequest& q : batch.requests) {
       RequestRecord& r = records_[q.request.id];

@@ -10,11 +10,15 @@
 // Decisions: per batch, the decider is asked at the head request's dims for the batch limits (the decision's
 // runtime knobs `batch`, `queue_delay_us`, or the mode's flags); once the batch is formed, at the batch's
 // combined dims for the config it runs (the same decision when the dims did not change). The run decision is
-// observed after the batch. Once arrivals have ended, partial batches no longer wait for company.
+// observed after the batch, unless the batch failed, waited for a compile or ran a substituted plan (its
+// latency would teach the policy about another config). A batch whose requests do not add up along a summing
+// dim (equal dims only) calls the executor once per request. Once arrivals have ended, partial batches no
+// longer wait for company.
 //
 // Stopping: at the end of the stream, after `duration_us`, or when `stop` is raised (SIGINT/SIGTERM in the
-// CLI): arrivals stop (requests not yet released are not part of the run); queued requests are finished, or
-// rejected with reason shutdown under kRejectQueued. Every request released is in the result exactly once:
+// CLI): arrivals stop (requests not yet released are not part of the run); queued requests are finished —
+// or, once `stop` is raised (also while the queues drain after the end of the stream), rejected with reason
+// shutdown under kRejectQueued. Every request released is in the result exactly once:
 // completed, rejected (by reason) or failed (the executor's error).
 #pragma once
 

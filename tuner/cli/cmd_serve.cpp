@@ -14,8 +14,17 @@ namespace crmap::cli {
 namespace {
 
 // SIGINT/SIGTERM: stop arrivals; queued requests are finished or rejected (--on-stop), outputs written.
+// A second signal ends the process at once.
 std::atomic<bool> g_serve_stop{false};
-void OnStopSignal(int) { g_serve_stop = true; }
+void OnStopSignal(int signal) {
+  if (g_serve_stop.exchange(true)) {
+    std::signal(signal, SIG_DFL);
+    std::raise(signal);
+  }
+}
+// SIGHUP: reload the policy file (mode policy).
+std::atomic<bool> g_reload{false};
+void OnHangup(int) { g_reload = true; }
 
 }  // namespace
 
@@ -54,6 +63,7 @@ int RunServe(int argc, char** argv) {
       ("slo-ms", "latency objective of goodput (0: none)", cxxopts::value<double>()->default_value("0"))
       ("on-stop", "after Ctrl-C or SIGTERM: finish or reject the queued requests",
        cxxopts::value<std::string>()->default_value("finish"))
+      ("reload-on-change", "mode policy: reload the policy when its file changes (SIGHUP always reloads it)")
       ("no-background-compile", "compile plans on the executor's thread (no substitution)")
       ("plan-memory-mb", "memory budget of the plan cache", cxxopts::value<int64_t>()->default_value("2048"))
       ("telemetry", "per-request JSON Lines file", cxxopts::value<std::string>())
@@ -124,12 +134,17 @@ int RunServe(int argc, char** argv) {
                     static_cast<int>(p.done), static_cast<int>(p.released));
   };
   task.stop = &g_serve_stop;
+  task.reload_requested = &g_reload;
+  task.reload_on_change = args.count("reload-on-change") > 0;
   std::signal(SIGINT, OnStopSignal);
   std::signal(SIGTERM, OnStopSignal);
+  std::signal(SIGHUP, OnHangup);
   auto report = RunServeTask(task);
+  const bool stopped = g_serve_stop.load();
   progress.Finish();
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
+  std::signal(SIGHUP, SIG_DFL);
   if (!report.ok()) return Fail(report.status());
   if (args.count("summary")) {
     Status written = WriteFileAtomically(args["summary"].as<std::string>(), report->json.dump(2) + "\n");
@@ -140,7 +155,7 @@ int RunServe(int argc, char** argv) {
   } else {
     std::printf("%s", report->text.c_str());
   }
-  if (g_serve_stop.load()) {
+  if (stopped) {
     std::fprintf(stderr, "crmap: stopped by a signal; the outputs hold every request released before it\n");
     return 130;
   }

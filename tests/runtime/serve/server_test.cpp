@@ -220,6 +220,51 @@ TEST(ServerTest, AFailingExecutorFailsItsRequestsAndTheRunGoesOn) {
     EXPECT_EQ(r.outcome, Outcome::kFailed);
     EXPECT_EQ(r.error, "kernel failed");
   }
+  EXPECT_EQ(decider.observations(), 0);  // a failed batch teaches the policy nothing
+}
+
+// Without a summing dim, requests batch only with equal dims and each needs its own kernel call.
+TEST(ServerTest, RequestsThatDoNotAddUpRunOneCallEach) {
+  RequestStream stream;
+  for (int i = 0; i < 12; ++i) {
+    ServeRequest r;
+    r.id = i;
+    r.arrival_us = 0;
+    r.dims = {{"tokens", 4}};
+    stream.requests.push_back(r);
+  }
+  FixedDecider decider(BatchLimits{4, 1e6});
+  FakeExecutor executor("fake", 0);
+  ServerOptions options;  // no BatchRule: nothing sums
+  auto result = Serve(stream, decider, {&executor}, options);
+  ASSERT_TRUE(result.ok());
+  EXPECT_EQ(executor.ran_.size(), 12u);  // 12 calls, however the requests were batched
+  for (const Dims& d : executor.ran_) EXPECT_EQ(d, (Dims{{"tokens", 4}}));
+}
+
+// A stop raised while the queues drain after the last arrival still rejects what is queued (kRejectQueued).
+TEST(ServerTest, AStopDuringTheDrainRejectsWhatIsStillQueued) {
+  RequestStream stream = Stream(30, 1);  // all released within ~30 us
+  FixedDecider decider(BatchLimits{1, 0});
+  FakeExecutor executor("fake", 0);
+  std::atomic<bool> stop{false};
+  std::atomic<int> runs{0};
+  executor.gate_ = [&] {
+    if (++runs != 1) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // every request has arrived by now
+    stop = true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the generator's drain loop sees the stop
+  };
+  ServerOptions options;
+  options.stop = &stop;
+  options.on_stop = OnStop::kRejectQueued;
+  auto result = Serve(stream, decider, {&executor}, options);
+  ASSERT_TRUE(result.ok());
+  ExpectEveryRequestOnce(*result, stream);
+  EXPECT_EQ(result->not_released, 0);
+  int shutdown = 0;
+  for (const RequestRecord& r : result->records) shutdown += r.outcome == Outcome::kRejected;
+  EXPECT_GT(shutdown, 0);
 }
 
 TEST(ServerTest, RefusesNoExecutorsAndIdsOutOfOrder) {
