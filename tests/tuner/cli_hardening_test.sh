@@ -106,12 +106,12 @@ for config, dims in [("warp_size=64", {"batch": 8}), ("%%garbage", {"batch": 8})
     out.write(json.dumps(r) + "\n")
 PY
 run "db stats on unusable records" "$WORK/stats.json" db stats --db "$WORK/dirty.jsonl" --json
-json_check "$WORK/stats.json" 'assert d["unusable"] == 6, d["unusable"]'
+check "db stats counts the unusable records" json_check "$WORK/stats.json" 'assert d["unusable"] == 6, d["unusable"]'
 if [[ $(grep -c "record ignored" "$WORK/stats.json.err") -eq 6 ]]; then pass "each unusable record named"; else
   fail "each unusable record named" "$(head -c 400 "$WORK/stats.json.err")"; fi
 run "train reports ignored records" "$WORK/train_dirty.json" train --db "$WORK/dirty.jsonl" --out "$WORK/d.policy" \
   --critic-epochs 5 --policy-steps 5 --json
-json_check "$WORK/train_dirty.json" 'assert d["records_ignored"] == 6, d'
+check "train reports the ignored records" json_check "$WORK/train_dirty.json" 'assert d["records_ignored"] == 6, d'
 
 # --- 10. Option values and names --------------------------------------------------------------------------
 expect_bad "--rounds beyond int names the option" "--rounds" measure --workload bert_ffn --dims tokens=8 --rounds 99999999999

@@ -57,7 +57,7 @@ for mode in default triton; do
     --telemetry "$WORK/$mode.jsonl" --summary "$WORK/$mode.json" --slo-ms 50 --trace "$WORK/$mode.trace.json"
   check "$mode: every request ends once, telemetry = summary" check_run "$WORK/$mode.json" "$WORK/$mode.jsonl" 400
 done
-json_check "$WORK/triton.json" 'assert d["mean_batch_size"] > 1, d["mean_batch_size"]; assert d["by_source"] == {"triton": d["completed"]}'
+check "summary fields (1)" json_check "$WORK/triton.json" 'assert d["mean_batch_size"] > 1, d["mean_batch_size"]; assert d["by_source"] == {"triton": d["completed"]}'
 "$python" - "$WORK/triton.trace.json" "$WORK/triton.json" <<'PY' && pass "trace: a span per request, a slice per batch, the queue depth back to 0" \
   || fail "trace: a span per request, a slice per batch, the queue depth back to 0" "see above"
 import json, sys
@@ -77,7 +77,7 @@ run "serve --mode static --placement per_core" "$WORK/static.out" serve -w "$TIN
   --mode static -c "threads=1;batch=4;queue_delay_us=200" --placement per_core --telemetry "$WORK/static.jsonl" \
   --summary "$WORK/static.json"
 check "static per_core: every request ends once" check_run "$WORK/static.json" "$WORK/static.jsonl" 400
-json_check "$WORK/static.json" 'assert d["executors"] >= 1 and d["placement"] == "per_core"; assert d["mean_batch_size"] <= 4'
+check "summary fields (2)" json_check "$WORK/static.json" 'assert d["executors"] >= 1 and d["placement"] == "per_core"; assert d["mean_batch_size"] <= 4'
 
 # A tiny database for the oracle and static-from-db modes.
 "$CRMAP" tune --workload "$TINY" --shapes "batch=2;batch=16" --agent random --budget 6 --rounds 2 --warmup 0 \
@@ -87,21 +87,21 @@ run "serve --mode oracle" "$WORK/oracle.out" serve -w "$TINY" --requests "$WORK/
 check "oracle: every request ends once" check_run "$WORK/oracle.json" "$WORK/oracle.jsonl" 400
 run "serve --mode static --db" "$WORK/sdb.out" serve -w "$TINY" --requests "$WORK/trace.jsonl" --mode static \
   --db "$WORK/tiny.jsonl" --summary "$WORK/sdb.json" --duration 0.1
-json_check "$WORK/sdb.json" 'assert d["by_source"].get("static", 0) == d["completed"] > 0'
+check "summary fields (3)" json_check "$WORK/sdb.json" 'assert d["by_source"].get("static", 0) == d["completed"] > 0'
 
 # A policy that cannot be opened, with --fallback: served from the fallback, said so.
 run "serve --mode policy with a missing policy and --fallback" "$WORK/fb.out" serve -w "$TINY" \
   --requests "$WORK/trace.jsonl" --mode policy --policy "$WORK/none.policy" --fallback "threads=1;batch=4" \
   --summary "$WORK/fb.json" --duration 0.1
-json_check "$WORK/fb.json" 'assert d["by_source"].get("fallback", 0) == d["completed"] > 0, d["by_source"]'
+check "summary fields (4)" json_check "$WORK/fb.json" 'assert d["by_source"].get("fallback", 0) == d["completed"] > 0, d["by_source"]'
 
 # CSV: mapped, out-of-range rows rejected and counted (reject), or clamped (clamp); time scaled.
 run "serve a CSV (reject)" "$WORK/csv.out" serve -w "$TINY" --requests "$WORK/azure.csv" --map batch=ContextTokens \
   --time-scale 0.1 --summary "$WORK/csv.json" --telemetry "$WORK/csv.jsonl"
-json_check "$WORK/csv.json" 'assert d["rejected"]["out_of_range"] == 5 == d["source"]["out_of_range"], d["rejected"]; assert d["completed"] == 55'
+check "summary fields (5)" json_check "$WORK/csv.json" 'assert d["rejected"]["out_of_range"] == 5 == d["source"]["out_of_range"], d["rejected"]; assert d["completed"] == 55'
 run "serve a CSV (clamp)" "$WORK/clamp.out" serve -w "$TINY" --requests "$WORK/azure.csv" --map batch=ContextTokens \
   --out-of-range clamp --time-scale 0.1 --summary "$WORK/clamp.json"
-json_check "$WORK/clamp.json" 'assert d["completed"] == 60 and d["source"]["adjusted"] == 5'
+check "summary fields (6)" json_check "$WORK/clamp.json" 'assert d["completed"] == 60 and d["source"]["adjusted"] == 5'
 
 # Bad input: exit 2, one line naming the problem.
 expect_bad "unknown column in --map" "its columns: TIMESTAMP, ContextTokens, GeneratedTokens" serve -w "$TINY" \
@@ -123,6 +123,33 @@ expect_bad "unknown placement" "allowed: shared, per_core" serve -w "$TINY" --re
 expect_bad "--max-batch out of range" "--max-batch must be in" serve -w "$TINY" --requests "$WORK/trace.jsonl" \
   --max-batch 0
 
+# A policy, reloaded while serving: by SIGHUP, and by --reload-on-change when the file changes. No request is
+# lost across the reloads; a reload of a broken file keeps the old policy answering.
+"$CRMAP" train --db "$WORK/tiny.jsonl" --out "$WORK/p.policy" --critic-epochs 5 --policy-steps 5 >/dev/null 2>&1 \
+  || fail "train a policy" "failed"
+cp "$WORK/p.policy" "$WORK/good.policy"
+"$python" - "$WORK" <<'PY'
+import json, sys
+with open(f"{sys.argv[1]}/steady.jsonl", "w") as f:
+    for i in range(2500):
+        f.write(json.dumps({"t_us": i * 2000.0, "dims": {"batch": 1 + i % 16}, "stream": 0, "phase": 0}) + "\n")
+PY
+"$CRMAP" serve -w "$TINY" --requests "$WORK/steady.jsonl" --mode policy --policy "$WORK/p.policy" \
+  --reload-on-change --telemetry "$WORK/reload.jsonl" --summary "$WORK/reload.json" >"$WORK/reload.out" 2>"$WORK/reload.err" &
+pid=$!
+sleep 1
+kill -HUP $pid
+sleep 1
+cp "$WORK/p.policy" "$WORK/p2.policy" && echo garbage >>"$WORK/p2.policy" && cp "$WORK/p2.policy" "$WORK/p.policy"
+sleep 1
+cp "$WORK/good.policy" "$WORK/p.policy"
+sleep 1
+wait $pid
+status=$?
+[[ $status -eq 0 ]] && pass "serve with reloads finishes" || fail "serve with reloads finishes" "exit $status: $(tail -c 300 "$WORK/reload.err")"
+check "reloads: every request ends once" check_run "$WORK/reload.json" "$WORK/reload.jsonl" 2500
+check "summary fields (7)" json_check "$WORK/reload.json" 'h = d["hook"]; assert h["reloads"] >= 2 and h["reload_failures"] >= 1, h; assert h["policy_generation"] == 1 + h["reloads"], h; assert d["failed"] == 0'
+
 # SIGTERM: arrivals stop, queued requests are rejected (--on-stop reject), the outputs are written, exit 130.
 "$python" - "$WORK" <<'PY'
 import json, sys
@@ -139,6 +166,6 @@ wait $pid
 status=$?
 [[ $status -eq 130 ]] && pass "SIGTERM: exit 130" || fail "SIGTERM: exit 130" "exit $status: $(tail -c 300 "$WORK/term.err")"
 check "SIGTERM: every released request ends once, outputs written" check_run "$WORK/term.json" "$WORK/term.jsonl" 3000
-json_check "$WORK/term.json" 'assert d["not_released"] > 0, d["not_released"]'
+check "summary fields (8)" json_check "$WORK/term.json" 'assert d["not_released"] > 0, d["not_released"]'
 
 cli_test_finish
