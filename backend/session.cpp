@@ -94,10 +94,16 @@ bool FailpointHangs(const std::string& label) {
 }
 
 
-// A LibTorch model of the graph holds its f32 weights, inputs and outputs at least; they are checked against the
-// budget before any is generated, as the plan compiler checks a plan's. Catching std::bad_alloc is no refusal:
-// with memory overcommit a huge allocation succeeds and filling it wakes the OOM killer (and under
-// AddressSanitizer a failed operator new aborts the process).
+CandidateStatus StatusFor(const Status& status) {
+  switch (status.code()) {
+    case StatusCode::kUnsupported: return CandidateStatus::kUnsupported;
+    case StatusCode::kResourceExhausted: return CandidateStatus::kOverMemory;
+    default: return CandidateStatus::kError;
+  }
+}
+
+}  // namespace
+
 Status CheckTorchModelFits(const Workload& workload, const SearchSpace& space, const Dims& dims,
                            int64_t memory_budget_bytes) {
   CRMAP_ASSIGN_OR_RETURN(auto shapes, workload.InferShapes(dims));
@@ -116,15 +122,6 @@ Status CheckTorchModelFits(const Workload& workload, const SearchSpace& space, c
   return Status::Ok();
 }
 
-CandidateStatus StatusFor(const Status& status) {
-  switch (status.code()) {
-    case StatusCode::kUnsupported: return CandidateStatus::kUnsupported;
-    case StatusCode::kResourceExhausted: return CandidateStatus::kOverMemory;
-    default: return CandidateStatus::kError;
-  }
-}
-
-}  // namespace
 
 const char* CandidateStatusName(CandidateStatus status) {
   switch (status) {

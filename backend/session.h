@@ -52,6 +52,14 @@ struct CandidateResult {
   PlanInfo plan;              // empty for the baseline
 };
 
+// A LibTorch model of the graph holds its f32 weights, inputs and outputs at least; they are checked against the
+// larger of `memory_budget_bytes` and the space's budget before any is generated (ResourceExhausted naming the
+// bytes), as the plan compiler checks a plan's. Catching std::bad_alloc is no refusal: with memory overcommit a
+// huge allocation succeeds and filling it wakes the OOM killer (and under AddressSanitizer a failed operator
+// new aborts the process).
+Status CheckTorchModelFits(const Workload& workload, const SearchSpace& space, const Dims& dims,
+                           int64_t memory_budget_bytes);
+
 // A run this many times longer than the per-run timeout is taken for one that will never return.
 constexpr double kDefaultHangFactor = 3;
 

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "backend/host.h"
+#include "backend/torch_executor.h"
 #include "datasets/catalog.h"
 #include "datasets/scenario.h"
 #include "datasets/trace.h"
@@ -117,6 +118,11 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
                                    "oracle");
   if (o.placement != "shared" && o.placement != "per_core")
     return Status::InvalidArgument("--placement '" + o.placement + "' is unknown; allowed: shared, per_core");
+  if (o.executor != "onednn" && o.executor != "libtorch")
+    return Status::InvalidArgument("--executor '" + o.executor + "' is unknown; allowed: onednn, libtorch");
+  if (o.executor == "libtorch" && o.placement != "shared")
+    return Status::InvalidArgument("--executor libtorch runs one executor on all cores (LibTorch's thread pool is "
+                                   "per process); --placement per_core is for the onednn executor");
   if (o.timeout_action != "reject" && o.timeout_action != "delay")
     return Status::InvalidArgument("--timeout-action '" + o.timeout_action + "' is unknown; allowed: reject, delay");
   if (o.on_stop != "finish" && o.on_stop != "reject")
@@ -181,9 +187,11 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
   PlanCacheOptions plan_options = o.plans;
   plan_options.background_compile = o.background_compile;
   PlanCache cache(workload, space, plan_options);
-  std::vector<std::unique_ptr<PlanExecutor>> executors;
+  std::vector<std::unique_ptr<serve::Executor>> executors;
   std::vector<serve::Executor*> executor_ptrs;
-  if (o.placement == "shared") {
+  if (o.executor == "libtorch") {
+    executors.push_back(std::make_unique<TorchExecutor>(workload, space, DetectHost().cores));
+  } else if (o.placement == "shared") {
     executors.push_back(std::make_unique<PlanExecutor>(space, workload, &cache, DetectHost().cores, -1));
   } else {
     for (int cpu : AllowedCpus()) executors.push_back(std::make_unique<PlanExecutor>(space, workload, &cache, 1, cpu));
@@ -264,6 +272,7 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
   json["mode"] = o.mode;
   json["workload"] = workload.name();
   json["placement"] = o.placement;
+  json["executor"] = o.executor;
   json["executors"] = executors.size();
   json["host"] = {{"cpu", host.cpu}, {"isa", host.isa}, {"cores", host.cores}, {"onednn", host.onednn_version}};
   json["source"] = {{"description", stream.report.description}, {"requests", stream.report.requests},
@@ -285,8 +294,8 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
   }
   report.json = json;
   char line[512];
-  std::snprintf(line, sizeof line, "%s, %s mode, %s placement (%zu executor%s) on %s\n%s\n", workload.name().c_str(),
-                o.mode.c_str(), o.placement.c_str(), executors.size(), executors.size() == 1 ? "" : "s",
+  std::snprintf(line, sizeof line, "%s, %s mode, %s executor, %s placement (%zu executor%s) on %s\n%s\n",
+                workload.name().c_str(), o.mode.c_str(), o.executor.c_str(), o.placement.c_str(), executors.size(), executors.size() == 1 ? "" : "s",
                 host.isa.c_str(), stream.report.description.c_str());
   report.text = line + serve::SummaryText(report.summary);
   std::snprintf(line, sizeof line, "plans: %lld compiled (%.0f ms), %lld failed, %lld substitutions, %lld evicted\n",

@@ -36,7 +36,8 @@ struct ServeTaskOptions {
   std::string fallback;           // policy mode: the hook's fallback config when the policy cannot be used
   std::string db;                 // oracle mode; static mode without --config
   std::string config;             // static mode
-  std::string placement = "shared";  // shared (one executor, all cores) or per_core
+  std::string executor = "onednn";   // onednn (the workload's plans) or libtorch (LibTorch eager, the peer)
+  std::string placement = "shared";  // shared (one executor, all cores) or per_core (onednn only)
   std::optional<int> max_batch;
   std::optional<double> queue_delay_us;
   int64_t max_queue_size = 0;     // per stream; 0: none

@@ -79,6 +79,16 @@ run "serve --mode static --placement per_core" "$WORK/static.out" serve -w "$TIN
 check "static per_core: every request ends once" check_run "$WORK/static.json" "$WORK/static.jsonl" 400
 check "summary fields (2)" json_check "$WORK/static.json" 'assert d["executors"] >= 1 and d["placement"] == "per_core"; assert d["mean_batch_size"] <= 4'
 
+run "serve --executor libtorch --mode triton" "$WORK/torch.out" serve -w "$TINY" --requests "$WORK/trace.jsonl" \
+  --executor libtorch --mode triton --telemetry "$WORK/torch.jsonl" --summary "$WORK/torch.json"
+check "libtorch: every request ends once" check_run "$WORK/torch.json" "$WORK/torch.jsonl" 400
+check "libtorch: its executor served every batch" "$python" -c '
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+sys.exit(0 if all(l["executor"] == "libtorch" and l["plan"] == "libtorch" for l in lines) else 1)' "$WORK/torch.jsonl"
+expect_bad "libtorch per core" "per_core is for the onednn executor" serve -w "$TINY" --requests "$WORK/trace.jsonl" \
+  --executor libtorch --placement per_core
+
 # A tiny database for the oracle and static-from-db modes.
 "$CRMAP" tune --workload "$TINY" --shapes "batch=2;batch=16" --agent random --budget 6 --rounds 2 --warmup 0 \
   --cold-samples 0 --no-confirm --db "$WORK/tiny.jsonl" >/dev/null 2>&1 || fail "tune for the oracle" "failed"

@@ -47,6 +47,8 @@ int RunServe(int argc, char** argv) {
        cxxopts::value<std::string>()->default_value("reject"))
       ("time-scale", "multiply every recorded time (0.5: twice as fast)", cxxopts::value<double>()->default_value("1"))
       ("seed", "seed of a scenario's requests", cxxopts::value<uint64_t>()->default_value("1"))
+      ("executor", "onednn (the workload's plans) or libtorch (LibTorch eager, the peer)",
+       cxxopts::value<std::string>()->default_value("onednn"))
       ("placement", "shared (one executor, all cores) or per_core (a pinned single-threaded executor per core)",
        cxxopts::value<std::string>()->default_value("shared"))
       ("max-batch", "requests per batch, over the decisions' batch knob", cxxopts::value<int>())
@@ -98,6 +100,7 @@ int RunServe(int argc, char** argv) {
   task.time_scale = args["time-scale"].as<double>();
   task.seed = args["seed"].as<uint64_t>();
   task.placement = args["placement"].as<std::string>();
+  task.executor = args["executor"].as<std::string>();
   if (args.count("max-batch")) {
     auto max_batch = OptionInRange(args, "max-batch", 1, 4096);
     if (!max_batch.ok()) return Fail(max_batch.status());
