@@ -135,6 +135,9 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
   CRMAP_ASSIGN_OR_RETURN(Workload workload, LoadWorkload(o.workload));
   CRMAP_ASSIGN_OR_RETURN(SearchSpace space, SearchSpace::Build(workload));
   CRMAP_ASSIGN_OR_RETURN(serve::RequestStream stream, LoadRequests(o, workload));
+  if (o.priorities.size() > static_cast<size_t>(std::max(stream.report.streams, 1)))
+    return Status::InvalidArgument("--priorities lists " + std::to_string(o.priorities.size()) +
+                                   " streams, the requests have " + std::to_string(stream.report.streams));
 
   serve::LimitOverrides overrides;
   overrides.max_batch = o.max_batch;
@@ -210,6 +213,7 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
   settings.policy.timeout_action = o.timeout_action == "delay" ? serve::TimeoutAction::kDelay
                                                                 : serve::TimeoutAction::kReject;
   server.streams.assign(static_cast<size_t>(std::max(stream.report.streams, 1)), settings);
+  for (size_t i = 0; i < o.priorities.size(); ++i) server.streams[i].priority = o.priorities[i];
   if (!workload.batch_dim().empty())
     server.rule = serve::BatchRule{workload.batch_dim(), workload.dims().at(workload.batch_dim()).max};
   server.duration_us = o.duration_s * 1e6;

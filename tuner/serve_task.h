@@ -14,6 +14,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "backend/plan_executor.h"
 #include "common/json_fields.h"
@@ -40,6 +41,7 @@ struct ServeTaskOptions {
   std::string placement = "shared";  // shared (one executor, all cores) or per_core (onednn only)
   std::optional<int> max_batch;
   std::optional<double> queue_delay_us;
+  std::vector<int> priorities;    // per stream (0 first); streams beyond the list get 0
   int64_t max_queue_size = 0;     // per stream; 0: none
   double timeout_ms = 0;          // per request in the queue; 0: none
   std::string timeout_action = "reject";  // reject or delay

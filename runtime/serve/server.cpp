@@ -7,6 +7,8 @@
 #include <mutex>
 #include <thread>
 
+#include "common/numeric.h"
+
 namespace crmap::serve {
 
 const char* OutcomeName(Outcome outcome) {
@@ -76,10 +78,14 @@ class Run {
       p.released = released_;
       p.queue_depth = scheduler_.depth();
     }
+    std::vector<double> recent;
     {
       std::lock_guard<std::mutex> lock(record_mutex_);
       p.done = done_;
+      recent = recent_latency_us_;
     }
+    std::sort(recent.begin(), recent.end());
+    p.recent_p99_us = Percentile(recent, 0.99);
     options_.on_progress(p);
   }
 
@@ -250,6 +256,13 @@ class Run {
       r.generation = run.generation;
       r.outcome = execution.status.ok() ? Outcome::kCompleted : Outcome::kFailed;
       if (!execution.status.ok()) r.error = execution.status.message();
+      if (r.outcome == Outcome::kCompleted) {
+        if (recent_latency_us_.size() < kRecentWindow) {
+          recent_latency_us_.push_back(r.latency_us());
+        } else {
+          recent_latency_us_[recent_next_++ % kRecentWindow] = r.latency_us();
+        }
+      }
       ++done_;
       if (options_.on_record) options_.on_record(r);
     }
@@ -272,6 +285,9 @@ class Run {
   std::vector<RequestRecord> records_;
   std::vector<bool> released_flags_;  // written under mutex_, read after the threads ended
   int64_t done_ = 0;
+  static constexpr size_t kRecentWindow = 1000;
+  std::vector<double> recent_latency_us_;  // the last kRecentWindow completed latencies (a ring)
+  size_t recent_next_ = 0;
   double next_progress_us_ = 0;
 };
 

@@ -105,6 +105,7 @@ struct ServeProgress {
   int64_t released = 0;
   int64_t done = 0;
   int64_t queue_depth = 0;
+  double recent_p99_us = 0;  // p99 latency of the last (up to) 1000 completed requests; 0 before any
 };
 
 enum class OnStop { kFinishQueued, kRejectQueued };

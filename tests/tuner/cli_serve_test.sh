@@ -130,6 +130,12 @@ expect_bad "telemetry over the request trace" "--telemetry" serve -w "$TINY" --r
   --telemetry "$WORK/trace.jsonl"
 expect_bad "unknown placement" "allowed: shared, per_core" serve -w "$TINY" --requests "$WORK/trace.jsonl" \
   --placement numa
+expect_bad "--priorities for more streams than there are" "the requests have 2" serve -w "$TINY" \
+  --requests "$WORK/trace.jsonl" --priorities 0,1,2
+expect_bad "--priorities not a list of levels" "--priorities" serve -w "$TINY" --requests "$WORK/trace.jsonl" \
+  --priorities 0,x
+run "serve with stream priorities" "$WORK/prio.out" serve -w "$TINY" --requests "$WORK/trace.jsonl" \
+  --priorities 1,0 --summary "$WORK/prio.json" --duration 0.2
 expect_bad "--max-batch out of range" "--max-batch must be in" serve -w "$TINY" --requests "$WORK/trace.jsonl" \
   --max-batch 0
 

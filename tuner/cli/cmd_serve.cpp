@@ -1,5 +1,6 @@
 // crmap serve: replay a request stream open-loop on oneDNN through the serving runtime (tuner/serve_task.h).
 #include <atomic>
+#include <charconv>
 #include <csignal>
 #include <cstdio>
 
@@ -54,6 +55,7 @@ int RunServe(int argc, char** argv) {
       ("max-batch", "requests per batch, over the decisions' batch knob", cxxopts::value<int>())
       ("queue-delay-us", "how long a batch's head waits for company, over the decisions' knob",
        cxxopts::value<double>())
+      ("priorities", "priority level per stream, 0 first, e.g. 0,1 (default: all 0)", cxxopts::value<std::string>())
       ("max-queue-size", "requests queued per stream before arrivals are rejected (0: no limit)",
        cxxopts::value<int64_t>()->default_value("0"))
       ("timeout-ms", "a request queued longer is rejected or delayed (0: never)",
@@ -119,6 +121,22 @@ int RunServe(int argc, char** argv) {
   for (const Status& s : {queue_size.status(), timeout.status(), duration.status(), slo.status(), memory.status()})
     if (!s.ok()) return Fail(s);
   task.max_queue_size = *queue_size;
+  if (args.count("priorities")) {
+    const std::string text = args["priorities"].as<std::string>();
+    size_t start = 0;
+    while (start <= text.size()) {
+      size_t comma = text.find(',', start);
+      if (comma == std::string::npos) comma = text.size();
+      const std::string item = text.substr(start, comma - start);
+      int level = -1;
+      auto [end, error] = std::from_chars(item.data(), item.data() + item.size(), level);
+      if (item.empty() || error != std::errc() || end != item.data() + item.size() || level < 0 || level > 100)
+        return Fail(Status::InvalidArgument("--priorities '" + text + "': each level an integer in [0, 100], "
+                                            "comma-separated, one per stream (e.g. 0,1)"));
+      task.priorities.push_back(level);
+      start = comma + 1;
+    }
+  }
   task.timeout_ms = *timeout;
   task.timeout_action = args["timeout-action"].as<std::string>();
   task.duration_s = *duration;
@@ -132,8 +150,8 @@ int RunServe(int argc, char** argv) {
 
   ProgressLine progress(!args.count("json"));
   task.on_progress = [&progress](const serve::ServeProgress& p) {
-    progress.Update(Format("serving: %.0f/%.0f s, queue %lld, requests done", p.elapsed_us / 1e6, p.total_us / 1e6,
-                           static_cast<long long>(p.queue_depth)),
+    progress.Update(Format("serving: %.0f/%.0f s, p99 %.1f ms, queue %lld, requests done", p.elapsed_us / 1e6,
+                           p.total_us / 1e6, p.recent_p99_us / 1000, static_cast<long long>(p.queue_depth)),
                     static_cast<int>(p.done), static_cast<int>(p.released));
   };
   task.stop = &g_serve_stop;
