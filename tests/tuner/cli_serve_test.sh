@@ -28,6 +28,16 @@ with open(f"{work}/azure.csv", "w") as f:
         f.write(f"2023-11-16 18:17:{i // 10:02d}.{i % 10}000000,{tokens},{rng.randint(1, 30)}\n")
 PY
 
+# Waits (at most a minute) until the telemetry file $1 has a line: serve is serving, its signal handlers are in
+# place (a signal before them would take its default action).
+wait_serving() {
+  for _ in $(seq 600); do
+    [[ -s "$1" ]] && return 0
+    sleep 0.1
+  done
+  return 1
+}
+
 # Every released request ends once; telemetry and summary agree.
 check_run() {
   local summary=$1 telemetry=$2 expected=$3
@@ -153,7 +163,7 @@ PY
 "$CRMAP" serve -w "$TINY" --requests "$WORK/steady.jsonl" --mode policy --policy "$WORK/p.policy" \
   --reload-on-change --telemetry "$WORK/reload.jsonl" --summary "$WORK/reload.json" >"$WORK/reload.out" 2>"$WORK/reload.err" &
 pid=$!
-sleep 1
+wait_serving "$WORK/reload.jsonl" || fail "serve with reloads starts" "no telemetry after a minute"
 kill -HUP $pid
 sleep 1
 cp "$WORK/p.policy" "$WORK/p2.policy" && echo garbage >>"$WORK/p2.policy" && cp "$WORK/p2.policy" "$WORK/p.policy"
@@ -176,7 +186,8 @@ PY
 "$CRMAP" serve -w "$TINY" --requests "$WORK/slow.jsonl" --on-stop reject --telemetry "$WORK/term.jsonl" \
   --summary "$WORK/term.json" >"$WORK/term.out" 2>"$WORK/term.err" &
 pid=$!
-sleep 2
+wait_serving "$WORK/term.jsonl" || fail "serve to be stopped starts" "no telemetry after a minute"
+sleep 1
 kill -TERM $pid
 wait $pid
 status=$?

@@ -249,15 +249,19 @@ TEST(ServerTest, AStopDuringTheDrainRejectsWhatIsStillQueued) {
   FakeExecutor executor("fake", 0);
   std::atomic<bool> stop{false};
   std::atomic<int> runs{0};
+  std::atomic<int64_t> released{0};
   executor.gate_ = [&] {
     if (++runs != 1) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // every request has arrived by now
+    // Holds the first batch until every request has arrived, then stops while the rest are queued.
+    for (int i = 0; i < 6000 && released.load() < 30; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     stop = true;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the generator's drain loop sees the stop
   };
   ServerOptions options;
   options.stop = &stop;
   options.on_stop = OnStop::kRejectQueued;
+  options.progress_interval_us = 0;
+  options.on_progress = [&](const ServeProgress& p) { released = p.released; };
   auto result = Serve(stream, decider, {&executor}, options);
   ASSERT_TRUE(result.ok());
   ExpectEveryRequestOnce(*result, stream);
