@@ -10,6 +10,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-14 libclang-rt-14-dev  # the policy loader fuzzer (libFuzzer, tests/CMakeLists.txt)
   python3 python3-matplotlib
+  prometheus-cpp-dev  # serve's metrics (runtime/serve/metrics)
+  prometheus          # promtool checks serve's metrics file; a real server scrapes serve in a test
 )
 
 missing=()

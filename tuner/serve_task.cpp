@@ -16,6 +16,7 @@
 #include "datasets/trace.h"
 #include "runtime/serve/chrome_trace.h"
 #include "runtime/serve/decider.h"
+#include "runtime/serve/metrics.h"
 #include "runtime/serve/telemetry.h"
 #include "tuner/config_scores.h"
 #include "tuner/policy_trainer.h"
@@ -206,6 +207,18 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
     CRMAP_ASSIGN_OR_RETURN(telemetry, serve::TelemetryWriter::Open(o.telemetry_path));
   }
 
+  std::unique_ptr<serve::ServeMetrics> metrics;
+  if (!o.metrics_address.empty() || !o.metrics_path.empty()) {
+    serve::MetricsOptions metrics_options;
+    metrics_options.labels = {{"workload", workload.name()}, {"mode", o.mode}, {"executor", o.executor}};
+    metrics = std::make_unique<serve::ServeMetrics>(metrics_options);
+    if (!o.metrics_address.empty()) {
+      CRMAP_RETURN_IF_ERROR(metrics->Listen(o.metrics_address));
+      const std::string host = o.metrics_address.substr(0, o.metrics_address.rfind(':'));
+      spdlog::info("metrics on http://{}:{}/metrics", host, metrics->port());
+    }
+  }
+
   serve::ServerOptions server;
   serve::StreamSettings settings;
   settings.policy.max_queue_size = o.max_queue_size;
@@ -219,8 +232,15 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
   server.duration_us = o.duration_s * 1e6;
   server.on_stop = o.on_stop == "reject" ? serve::OnStop::kRejectQueued : serve::OnStop::kFinishQueued;
   server.stop = o.stop;
-  server.on_progress = o.on_progress;
-  if (telemetry) server.on_record = [&](const serve::RequestRecord& r) { telemetry->Write(r); };
+  server.on_progress = [&](const serve::ServeProgress& p) {
+    if (metrics) metrics->SetQueueDepth(p.queue_depth);
+    if (o.on_progress) o.on_progress(p);
+  };
+  if (telemetry || metrics)
+    server.on_record = [&](const serve::RequestRecord& r) {
+      if (telemetry) telemetry->Write(r);
+      if (metrics) metrics->Record(r);
+    };
 
   // Policy reloads while serving, off the serving threads.
   std::atomic<bool> serving{true};
@@ -266,6 +286,8 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
   CRMAP_ASSIGN_OR_RETURN(serve::ServeResult result, std::move(served));
   if (telemetry) CRMAP_RETURN_IF_ERROR(telemetry->status());
   if (!o.trace_path.empty()) CRMAP_RETURN_IF_ERROR(serve::WriteChromeTrace(o.trace_path, result));
+  if (metrics) metrics->SetQueueDepth(0);
+  if (!o.metrics_path.empty()) CRMAP_RETURN_IF_ERROR(metrics->WriteFile(o.metrics_path));
 
   ServeTaskReport report;
   report.summary = serve::Summarize(result, o.slo_ms);

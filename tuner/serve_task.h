@@ -52,6 +52,8 @@ struct ServeTaskOptions {
   PlanCacheOptions plans;
   std::string telemetry_path;     // per-request JSON Lines ("" none)
   std::string trace_path;         // Chrome trace-event JSON, written at the end ("" none)
+  std::string metrics_address;    // serve Prometheus metrics on HOST:PORT while running ("" none; port 0: any)
+  std::string metrics_path;       // the metrics in the text exposition format, written at the end ("" none)
   const std::atomic<bool>* stop = nullptr;
   // Policy mode: reload the policy file while serving when this flag is raised (SIGHUP in the CLI; lowered
   // again here) or, with reload_on_change, when the file's modification time or size changes (polled every

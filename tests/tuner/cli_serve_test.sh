@@ -64,9 +64,53 @@ PY
 
 for mode in default triton; do
   run "serve --mode $mode" "$WORK/$mode.out" serve -w "$TINY" --requests "$WORK/trace.jsonl" --mode $mode \
-    --telemetry "$WORK/$mode.jsonl" --summary "$WORK/$mode.json" --slo-ms 50 --trace "$WORK/$mode.trace.json"
+    --telemetry "$WORK/$mode.jsonl" --summary "$WORK/$mode.json" --slo-ms 50 --trace "$WORK/$mode.trace.json" \
+    --metrics-file "$WORK/$mode.prom"
   check "$mode: every request ends once, telemetry = summary" check_run "$WORK/$mode.json" "$WORK/$mode.jsonl" 400
 done
+
+# Prometheus metrics file: promtool (Debian's prometheus, installed by scripts/install_deps.sh) parses it and finds
+# nothing to lint but the one thing we chose — Triton's `_us` unit in the duration names (exit 3 for lint findings
+# alone, 1 for a format error) — and its counts are the summary's.
+check_metrics() {
+  local prom=$1 summary=$2 lint rc
+  lint=$(promtool check metrics <"$prom" 2>&1)
+  rc=$?
+  if [[ $rc -ne 0 && $rc -ne 3 ]] || grep -v "_duration_us metric names should not contain abbreviated units" \
+      <<<"$lint" | grep -q .; then
+    echo "promtool (exit $rc): $lint"
+    return 1
+  fi
+  "$python" - "$prom" "$summary" <<'PY'
+import json, re, sys
+samples = {}
+for line in open(sys.argv[1]):
+    if line.startswith("#") or not line.strip(): continue
+    name_labels, value = line.rsplit(" ", 1)
+    samples[name_labels] = float(value)
+def get(name, label=""):
+    found = [v for k, v in samples.items() if re.match(re.escape(name) + r"(\{|$)", k) and label in k]
+    assert len(found) == 1, (name, label, found)
+    return found[0]
+s = json.load(open(sys.argv[2]))
+assert get("crmap_request_success_total") == s["completed"], "success != completed"
+for reason, n in s["rejected"].items():
+    assert get("crmap_request_failure_total", f'reason="{reason}"') == n, reason
+assert get("crmap_inference_exec_count_total") == s["batches"], ("batches", get("crmap_inference_exec_count_total"), s["batches"])
+assert get("crmap_request_duration_us_count") == s["completed"]
+p99 = get("crmap_request_duration_us", 'quantile="0.99"')
+assert p99 >= get("crmap_request_duration_us", 'quantile="0.5"') > 0
+assert 'mode="' + s["mode"] + '"' in open(sys.argv[1]).read()
+print(f"p99 {p99:.0f} us (summary {s['latency_us']['p99']:.0f} us)")
+PY
+}
+check "metrics file: promtool accepts it, counts = summary" check_metrics "$WORK/triton.prom" "$WORK/triton.json"
+expect_bad "--metrics-bind without a port" "--metrics-bind needs --metrics-port" serve -w "$TINY" \
+  --requests "$WORK/trace.jsonl" --metrics-bind 0.0.0.0
+expect_bad "--metrics-port out of range" "metrics-port" serve -w "$TINY" --requests "$WORK/trace.jsonl" \
+  --metrics-port 70000
+expect_bad "--metrics-file over the input" "--metrics-file" serve -w "$TINY" --requests "$WORK/trace.jsonl" \
+  --metrics-file "$WORK/trace.jsonl"
 check "summary fields (1)" json_check "$WORK/triton.json" 'assert d["mean_batch_size"] > 1, d["mean_batch_size"]; assert d["by_source"] == {"triton": d["completed"]}'
 "$python" - "$WORK/triton.trace.json" "$WORK/triton.json" <<'PY' && pass "trace: a span per request, a slice per batch, the queue depth back to 0" \
   || fail "trace: a span per request, a slice per batch, the queue depth back to 0" "see above"
@@ -184,7 +228,7 @@ with open(f"{sys.argv[1]}/slow.jsonl", "w") as f:
         f.write(json.dumps({"t_us": i * 2000.0, "dims": {"batch": 8}, "stream": 0, "phase": 0}) + "\n")
 PY
 "$CRMAP" serve -w "$TINY" --requests "$WORK/slow.jsonl" --on-stop reject --telemetry "$WORK/term.jsonl" \
-  --summary "$WORK/term.json" >"$WORK/term.out" 2>"$WORK/term.err" &
+  --summary "$WORK/term.json" --metrics-file "$WORK/term.prom" >"$WORK/term.out" 2>"$WORK/term.err" &
 pid=$!
 wait_serving "$WORK/term.jsonl" || fail "serve to be stopped starts" "no telemetry after a minute"
 sleep 1
@@ -194,5 +238,6 @@ status=$?
 [[ $status -eq 130 ]] && pass "SIGTERM: exit 130" || fail "SIGTERM: exit 130" "exit $status: $(tail -c 300 "$WORK/term.err")"
 check "SIGTERM: every released request ends once, outputs written" check_run "$WORK/term.json" "$WORK/term.jsonl" 3000
 check "summary fields (8)" json_check "$WORK/term.json" 'assert d["not_released"] > 0, d["not_released"]'
+check "SIGTERM: the metrics file is written, counts = summary" check_metrics "$WORK/term.prom" "$WORK/term.json"
 
 cli_test_finish

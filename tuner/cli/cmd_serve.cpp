@@ -74,6 +74,12 @@ int RunServe(int argc, char** argv) {
       ("summary", "summary JSON file (written at the end, atomically)", cxxopts::value<std::string>())
       ("trace", "Chrome trace-event JSON for chrome://tracing or Perfetto (written at the end, atomically)",
        cxxopts::value<std::string>())
+      ("metrics-port", "serve Prometheus metrics at http://127.0.0.1:PORT/metrics while running (0: any free port)",
+       cxxopts::value<int>())
+      ("metrics-bind", "address the metrics endpoint binds to (default 127.0.0.1; another only when you mean it)",
+       cxxopts::value<std::string>())
+      ("metrics-file", "Prometheus metrics in the text format (written at the end, atomically)",
+       cxxopts::value<std::string>())
       ("force-out", "write --telemetry/--summary/--trace even over an input or an existing FIFO, device or symlink")
       ("json", "print the summary as JSON");
   cxxopts::ParseResult args;
@@ -81,7 +87,7 @@ int RunServe(int argc, char** argv) {
   if (!ParseOptions(options, argc, argv, &args, &code)) return code;
   for (const char* required : {"workload", "requests"})
     if (!args.count(required)) return Fail(Status::InvalidArgument(std::string("missing --") + required));
-  Status outputs = CheckOutputOptions(args, {"telemetry", "summary", "trace"});
+  Status outputs = CheckOutputOptions(args, {"telemetry", "summary", "trace", "metrics-file"});
   if (!outputs.ok()) return Fail(outputs);
 
   ServeTaskOptions task;
@@ -146,6 +152,15 @@ int RunServe(int argc, char** argv) {
   task.plans.memory_budget_bytes = *memory << 20;
   if (args.count("telemetry")) task.telemetry_path = args["telemetry"].as<std::string>();
   if (args.count("trace")) task.trace_path = args["trace"].as<std::string>();
+  if (args.count("metrics-file")) task.metrics_path = args["metrics-file"].as<std::string>();
+  if (args.count("metrics-port")) {
+    auto port = OptionInRange(args, "metrics-port", 0, 65535);
+    if (!port.ok()) return Fail(port.status());
+    const std::string bind = args.count("metrics-bind") ? args["metrics-bind"].as<std::string>() : "127.0.0.1";
+    task.metrics_address = bind + ":" + std::to_string(*port);
+  } else if (args.count("metrics-bind")) {
+    return Fail(Status::InvalidArgument("--metrics-bind needs --metrics-port"));
+  }
   if (args.count("json")) QuietInfoLogs();
 
   ProgressLine progress(!args.count("json"));
