@@ -7,6 +7,8 @@
 #include <atomic>
 #include <chrono>
 
+#include "backend/team_warmer.h"
+
 namespace crmap {
 
 Dims BucketDims(const Workload& workload, const Dims& dims) {
@@ -241,7 +243,7 @@ std::string PlanExecutor::name() const {
 
 serve::Execution PlanExecutor::Run(const Dims& dims, const std::string& config_text) {
   serve::Execution execution;
-  if (core_ >= 0 && !pinned_) {
+  if (core_ >= 0 && pinned_thread_ != std::this_thread::get_id()) {
     cpu_set_t set;
     CPU_ZERO(&set);
     CPU_SET(core_, &set);
@@ -249,7 +251,7 @@ serve::Execution PlanExecutor::Run(const Dims& dims, const std::string& config_t
       execution.status = Status::Internal("could not pin the executor to cpu " + std::to_string(core_));
       return execution;
     }
-    pinned_ = true;
+    pinned_thread_ = std::this_thread::get_id();
   }
   auto parsed = space_.Parse(config_text);
   if (!parsed.ok()) {
@@ -277,8 +279,13 @@ serve::Execution PlanExecutor::Run(const Dims& dims, const std::string& config_t
   execution.config_run = lease->config;
   execution.substituted = lease->substituted;
   execution.compile_wait_us = lease->compile_wait_us;
+  last_threads_ = lease->plan->info().threads;
   execution.status = lease->plan->Execute();
   return execution;
+}
+
+double PlanExecutor::KeepWarm(double budget_us, const std::function<bool()>& stop_waiting) {
+  return KeepTeamWarm(last_threads_, budget_us, stop_waiting);
 }
 
 }  // namespace crmap

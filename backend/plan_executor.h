@@ -112,6 +112,8 @@ class PlanExecutor : public serve::Executor {
   PlanExecutor(const SearchSpace& space, const Workload& workload, PlanCache* cache, int max_threads, int core);
   std::string name() const override;
   serve::Execution Run(const Dims& dims, const std::string& config) override;
+  // Keeps the team of the plan that ran last warm (backend/team_warmer.h); nothing for a 1-thread plan.
+  double KeepWarm(double budget_us, const std::function<bool()>& stop_waiting) override;
 
  private:
   const SearchSpace& space_;
@@ -121,7 +123,8 @@ class PlanExecutor : public serve::Executor {
   const int max_threads_;
   const int core_;
   const std::string owner_;  // unique per executor: the cache's lease owner
-  bool pinned_ = false;
+  std::thread::id pinned_thread_;  // the thread last pinned to core_ (warm-up and dispatch may differ)
+  int last_threads_ = 1;  // of the plan that ran last
 };
 
 // The CPU ids this process may run on (sched_getaffinity), ascending: per_core placement pins executor i to

@@ -4,6 +4,7 @@
 
 #include "backend/plan_executor.h"
 #include "backend/session.h"
+#include "backend/team_warmer.h"
 
 namespace crmap {
 
@@ -37,6 +38,10 @@ serve::Execution TorchExecutor::Run(const Dims& dims, const std::string&) {
   }
   execution.status = models_.front().second->Run();
   return execution;
+}
+
+double TorchExecutor::KeepWarm(double budget_us, const std::function<bool()>& stop_waiting) {
+  return KeepTeamWarm(threads_, budget_us, stop_waiting);
 }
 
 }  // namespace crmap

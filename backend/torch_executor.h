@@ -24,6 +24,8 @@ class TorchExecutor : public serve::Executor {
   TorchExecutor(const Workload& workload, const SearchSpace& space, int threads, size_t max_models = 16);
   std::string name() const override { return "libtorch"; }
   serve::Execution Run(const Dims& dims, const std::string& config) override;
+  // LibTorch's intra-op pool is the same libgomp team: kept warm like ours (backend/team_warmer.h).
+  double KeepWarm(double budget_us, const std::function<bool()>& stop_waiting) override;
   size_t models() const { return models_.size(); }
 
  private:

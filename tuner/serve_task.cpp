@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include <cmath>
 #include <map>
@@ -143,6 +144,12 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
   serve::LimitOverrides overrides;
   overrides.max_batch = o.max_batch;
   overrides.max_delay_us = o.queue_delay_us;
+  if (!o.thread_wait.empty()) {
+    overrides.keep_warm_us = serve::KeepWarmUs(o.thread_wait);
+    if (!overrides.keep_warm_us)
+      return Status::InvalidArgument("--thread-wait '" + o.thread_wait + "' is unknown; allowed: passive, spin, "
+                                     "spin_<N>us or spin_<N>ms (N up to 10,000,000 us), e.g. spin_200us");
+  }
   std::unique_ptr<serve::Decider> decider;
   std::unique_ptr<crmap_hook, HookCloser> hook;
   const std::string default_config = space.ToString(space.Default());
@@ -230,6 +237,7 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
   if (!workload.batch_dim().empty())
     server.rule = serve::BatchRule{workload.batch_dim(), workload.dims().at(workload.batch_dim()).max};
   server.duration_us = o.duration_s * 1e6;
+  server.warmup = o.warmup;
   server.on_stop = o.on_stop == "reject" ? serve::OnStop::kRejectQueued : serve::OnStop::kFinishQueued;
   server.stop = o.stop;
   server.on_progress = [&](const serve::ServeProgress& p) {
@@ -280,7 +288,14 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
 
   spdlog::info("serving {} on {} ({} mode, {} executor{}): {}", workload.name(), DetectHost().isa, o.mode,
                executors.size(), executors.size() == 1 ? "" : "s", stream.report.description);
+  auto process_cpu_us = [] {
+    timespec now{};
+    ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+    return now.tv_sec * 1e6 + now.tv_nsec / 1e3;
+  };
+  const double cpu_before_us = process_cpu_us();
   Result<serve::ServeResult> served = serve::Serve(stream, *decider, executor_ptrs, server);
+  const double cpu_us = process_cpu_us() - cpu_before_us;
   serving = false;
   if (reloader.joinable()) reloader.join();
   CRMAP_ASSIGN_OR_RETURN(serve::ServeResult result, std::move(served));
@@ -300,6 +315,12 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
   json["placement"] = o.placement;
   json["executor"] = o.executor;
   json["executors"] = executors.size();
+  const double wall_s = report.summary.wall_s;
+  json["warmup_ms"] = result.warmup_us / 1e3;
+  json["cpu"] = {{"process_s", cpu_us / 1e6},
+                 {"utilisation", wall_s > 0 ? cpu_us / 1e6 / (wall_s * host.cores) : 0.0},
+                 {"keep_warm_s", result.keep_warm_cpu_us / 1e6},
+                 {"per_request_us", report.summary.completed > 0 ? cpu_us / report.summary.completed : 0.0}};
   json["host"] = {{"cpu", host.cpu}, {"isa", host.isa}, {"cores", host.cores}, {"onednn", host.onednn_version}};
   json["source"] = {{"description", stream.report.description}, {"requests", stream.report.requests},
                     {"adjusted", stream.report.adjusted}, {"out_of_range", stream.report.out_of_range},
@@ -328,6 +349,10 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
                 static_cast<long long>(report.plans.compiles), report.plans.compile_ms_total,
                 static_cast<long long>(report.plans.compile_failures),
                 static_cast<long long>(report.plans.substitutions), static_cast<long long>(report.plans.evictions));
+  report.text += line;
+  std::snprintf(line, sizeof line, "cpu: %.2f s (%.0f%% of %d cores over the run), %.2f s of it keeping thread "
+                "teams warm\n", cpu_us / 1e6, wall_s > 0 ? 100 * cpu_us / 1e6 / (wall_s * host.cores) : 0.0,
+                host.cores, result.keep_warm_cpu_us / 1e6);
   report.text += line;
   return report;
 }

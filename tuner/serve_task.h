@@ -41,6 +41,7 @@ struct ServeTaskOptions {
   std::string placement = "shared";  // shared (one executor, all cores) or per_core (onednn only)
   std::optional<int> max_batch;
   std::optional<double> queue_delay_us;
+  std::string thread_wait;        // over the decisions' thread_wait knob ("": the decisions'; passive, spin, ...)
   std::vector<int> priorities;    // per stream (0 first); streams beyond the list get 0
   int64_t max_queue_size = 0;     // per stream; 0: none
   double timeout_ms = 0;          // per request in the queue; 0: none
@@ -49,6 +50,7 @@ struct ServeTaskOptions {
   double slo_ms = 0;
   std::string on_stop = "finish";  // finish or reject (queued requests after a stop)
   bool background_compile = true;
+  bool warmup = true;             // compile the first request's plan on every executor before arrivals start
   PlanCacheOptions plans;
   std::string telemetry_path;     // per-request JSON Lines ("" none)
   std::string trace_path;         // Chrome trace-event JSON, written at the end ("" none)

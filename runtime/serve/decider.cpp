@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cstdlib>
+#include <limits>
 
 namespace crmap::serve {
 
@@ -23,6 +24,24 @@ std::string KnobValue(const std::string& config, const std::string& knob) {
 
 }  // namespace
 
+std::optional<double> KeepWarmUs(const std::string& thread_wait) {
+  if (thread_wait == "passive") return 0.0;
+  if (thread_wait == "spin") return std::numeric_limits<double>::infinity();
+  for (const auto& [suffix, scale] : {std::pair<const char*, double>{"us", 1}, {"ms", 1000}}) {
+    const std::string tail = suffix;
+    if (thread_wait.size() <= 5 + tail.size() || thread_wait.compare(0, 5, "spin_") != 0 ||
+        thread_wait.compare(thread_wait.size() - tail.size(), tail.size(), tail) != 0)
+      continue;
+    const std::string number = thread_wait.substr(5, thread_wait.size() - 5 - tail.size());
+    int64_t value = 0;
+    auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), value);
+    if (error != std::errc() || end != number.data() + number.size() || value < 0 || value > 10000000)
+      return std::nullopt;
+    return static_cast<double>(value) * scale;
+  }
+  return std::nullopt;
+}
+
 BatchLimits LimitsFromConfig(const std::string& config, BatchLimits fallback) {
   BatchLimits limits = fallback;
   const std::string batch = KnobValue(config, "batch"), delay = KnobValue(config, "queue_delay_us");
@@ -36,12 +55,14 @@ BatchLimits LimitsFromConfig(const std::string& config, BatchLimits fallback) {
     delay_us = std::strtod(delay.c_str(), &end);
     if (end && *end == '\0' && delay_us >= 0) limits.max_delay_us = delay_us;
   }
+  if (auto keep_warm = KeepWarmUs(KnobValue(config, "thread_wait"))) limits.keep_warm_us = *keep_warm;
   return limits;
 }
 
 BatchLimits LimitOverrides::Apply(BatchLimits limits) const {
   if (max_batch) limits.max_batch = *max_batch;
   if (max_delay_us) limits.max_delay_us = *max_delay_us;
+  if (keep_warm_us) limits.keep_warm_us = *keep_warm_us;
   return limits;
 }
 

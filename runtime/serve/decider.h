@@ -25,10 +25,15 @@ namespace crmap::serve {
 // lacks keeps its value from `fallback`.
 BatchLimits LimitsFromConfig(const std::string& config, BatchLimits fallback);
 
+// The keep-warm time of a `thread_wait` value: passive 0, spin_200us 200, spin_2ms 2000, spin infinity, or a
+// number of microseconds written as `spin_<N>us` / `spin_<N>ms`. Nullopt for anything else.
+std::optional<double> KeepWarmUs(const std::string& thread_wait);
+
 // Limits fixed by flags (each optional) over those of the decisions.
 struct LimitOverrides {
   std::optional<int> max_batch;
   std::optional<double> max_delay_us;
+  std::optional<double> keep_warm_us;
   BatchLimits Apply(BatchLimits limits) const;
 };
 

@@ -54,6 +54,10 @@ struct BatchRule {
 struct BatchLimits {
   int max_batch = 1;        // requests
   double max_delay_us = 0;  // how long the head may wait for company
+  // After the batch, how long its executor keeps its thread team spinning for the next request
+  // (`--thread-wait`, or a decision's `thread_wait`: 0 = passive, left to OpenMP; infinity = until the next
+  // request). Not used by the scheduler.
+  double keep_warm_us = 0;
 };
 
 struct QueuedRequest {

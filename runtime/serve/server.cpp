@@ -38,15 +38,44 @@ class Run {
         released_flags_(stream.requests.size(), false) {}
 
   ServeResult Go(const std::vector<Executor*>& executors) {
-    start_ = Clock::now();
+    // Each dispatcher warms up on its own thread (an OpenMP team belongs to the thread that starts it), then
+    // waits until every executor is warm and the clock has started.
+    const Clock::time_point begin = Clock::now();
+    std::mutex start_mutex;
+    std::condition_variable start_changed;
+    size_t warm = 0;
+    bool started = false;
+    Decision warmup;
+    if (options_.warmup && !stream_.requests.empty()) warmup = decider_.Decide(stream_.requests.front().dims, 0);
     std::vector<std::thread> dispatchers;
-    for (Executor* executor : executors) dispatchers.emplace_back([this, executor] { Dispatch(executor); });
+    for (Executor* executor : executors)
+      dispatchers.emplace_back([&, executor] {
+        if (options_.warmup && !stream_.requests.empty())
+          (void)executor->Run(stream_.requests.front().dims, warmup.config);
+        {
+          std::unique_lock<std::mutex> lock(start_mutex);
+          ++warm;
+          start_changed.notify_all();
+          start_changed.wait(lock, [&] { return started; });
+        }
+        Dispatch(executor);
+      });
+    {
+      std::unique_lock<std::mutex> lock(start_mutex);
+      start_changed.wait(lock, [&] { return warm == executors.size(); });
+      warmup_us_ = options_.warmup ? std::chrono::duration<double, std::micro>(Clock::now() - begin).count() : 0;
+      start_ = Clock::now();
+      started = true;
+      start_changed.notify_all();
+    }
     Generate();
     for (auto& t : dispatchers) t.join();
     ServeResult result;
     for (size_t i = 0; i < records_.size(); ++i)
       if (released_flags_[i]) result.records.push_back(std::move(records_[i]));
     result.batches = next_batch_id_;
+    result.keep_warm_cpu_us = keep_warm_cpu_us_;
+    result.warmup_us = warmup_us_;
     result.not_released = static_cast<int64_t>(stream_.requests.size()) - released_;
     double first = 1e300, last = 0;
     for (const RequestRecord& r : result.records) {
@@ -108,6 +137,7 @@ class Run {
         std::lock_guard<std::mutex> lock(mutex_);
         rejected = scheduler_.Arrive(request, now);
         ++released_;
+        arrivals_seen_.fetch_add(1, std::memory_order_release);
         released_flags_[request.id] = true;
         RequestRecord& r = records_[request.id];
         r.id = request.id;
@@ -125,6 +155,7 @@ class Run {
       arrivals_done_ = true;
       stopped_ = StopRequested();
     }
+    arrivals_seen_.fetch_add(1, std::memory_order_release);  // ends any keep-warm spin
     wake_.notify_all();
     // Progress while the queues drain; a stop during the drain still applies --on-stop.
     for (;;) {
@@ -210,13 +241,23 @@ class Run {
       memo_head = -1;
       lock.unlock();
       Finish(rejected);
-      RunBatch(executor, name, *batch, batch_id, head_decision, depth);
+      const double keep_warm_us = RunBatch(executor, name, *batch, batch_id, head_decision, depth);
       lock.lock();
+      if (keep_warm_us > 0 && scheduler_.depth() == 0 && !arrivals_done_ && !stopped_) {
+        const int64_t seen = arrivals_seen_.load(std::memory_order_acquire);
+        lock.unlock();
+        const double cpu_us = executor->KeepWarm(keep_warm_us, [this, seen] {
+          return arrivals_seen_.load(std::memory_order_acquire) != seen || StopRequested();
+        });
+        lock.lock();
+        keep_warm_cpu_us_ += cpu_us;
+      }
     }
   }
 
-  void RunBatch(Executor* executor, const std::string& name, const Batch& batch, int64_t batch_id,
-                const Decision& head_decision, int64_t depth) {
+  // Returns the run decision's keep-warm time.
+  double RunBatch(Executor* executor, const std::string& name, const Batch& batch, int64_t batch_id,
+                  const Decision& head_decision, int64_t depth) {
     Decision run = head_decision;
     if (batch.dims != batch.requests.front().request.dims) run = decider_.Decide(batch.dims, depth);
     // Requests that do not add up along a summing dim ran one after another: one kernel call each.
@@ -266,6 +307,7 @@ class Run {
       ++done_;
       if (options_.on_record) options_.on_record(r);
     }
+    return run.limits.keep_warm_us;
   }
 
   const RequestStream& stream_;
@@ -280,6 +322,9 @@ class Run {
   bool stopped_ = false;
   int64_t released_ = 0;
   int64_t next_batch_id_ = 0;
+  double keep_warm_cpu_us_ = 0;
+  double warmup_us_ = 0;
+  std::atomic<int64_t> arrivals_seen_{0};  // bumped on every release and at the end of arrivals
 
   std::mutex record_mutex_;  // records_, done_, on_record
   std::vector<RequestRecord> records_;

@@ -15,6 +15,10 @@
 // dim (equal dims only) calls the executor once per request. Once arrivals have ended, partial batches no
 // longer wait for company.
 //
+// Between batches: when the batch's decision says spin (BatchLimits::keep_warm_us > 0) and nothing is queued,
+// the dispatcher has its executor keep its thread team spinning until the next arrival, the budget or the end of
+// the run (Executor::KeepWarm), so the next batch does not pay for waking sleeping OpenMP threads.
+//
 // Stopping: at the end of the stream, after `duration_us`, or when `stop` is raised (SIGINT/SIGTERM in the
 // CLI): arrivals stop (requests not yet released are not part of the run); queued requests are finished —
 // or, once `stop` is raised (also while the queues drain after the end of the stream), rejected with reason
@@ -69,6 +73,14 @@ class Executor {
   virtual ~Executor() = default;
   virtual std::string name() const = 0;  // "onednn", "onednn[core 1]", "libtorch", ...
   virtual Execution Run(const Dims& dims, const std::string& config) = 0;
+  // Between batches (`--thread-wait`, or a decision's `thread_wait`): keeps the thread team of the last batch's
+  // plan spinning for up to `budget_us` (infinity: no limit) or until `stop_waiting()` says a request arrived or
+  // the run ends; polls it cheaply, lock-free. Returns the CPU it burnt, in thread-microseconds. Default: no team
+  // to keep warm.
+  virtual double KeepWarm(double budget_us, const std::function<bool()>& stop_waiting) {
+    (void)budget_us, (void)stop_waiting;
+    return 0;
+  }
 };
 
 enum class Outcome { kCompleted, kRejected, kFailed };
@@ -115,6 +127,10 @@ struct ServerOptions {
   BatchRule rule;
   double duration_us = 0;               // stop arrivals after this (0: the whole stream)
   OnStop on_stop = OnStop::kFinishQueued;
+  // Before the first arrival, every executor runs (untimed, unrecorded, unobserved) the config decided at the
+  // first request's dims: its plan is compiled and its thread team created before the clock starts, as a
+  // server loads its models before it takes traffic.
+  bool warmup = false;
   const std::atomic<bool>* stop = nullptr;  // raised: stop arrivals now
   double progress_interval_us = 1e6;
   std::function<void(const ServeProgress&)> on_progress;  // from the generator thread
@@ -127,6 +143,8 @@ struct ServeResult {
   int64_t batches = 0;
   double wall_us = 0;                  // from the first release to the last completion
   int64_t not_released = 0;            // stopped before their time (duration or stop)
+  double keep_warm_cpu_us = 0;         // thread-microseconds executors spent keeping teams warm (thread_wait)
+  double warmup_us = 0;                // the warm-up before the first arrival (0 without)
 };
 
 // Serves `stream` on `executors` (at least one). InvalidArgument without executors.

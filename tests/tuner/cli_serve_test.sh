@@ -105,6 +105,14 @@ print(f"p99 {p99:.0f} us (summary {s['latency_us']['p99']:.0f} us)")
 PY
 }
 check "metrics file: promtool accepts it, counts = summary" check_metrics "$WORK/triton.prom" "$WORK/triton.json"
+# --thread-wait spin: between batches the default plan's team (all cores) spins until the next request; the CPU
+# it burnt is reported (nothing to keep warm on a 1-core host).
+run "serve --thread-wait spin" "$WORK/spin.out" serve -w "$TINY" --requests "$WORK/trace.jsonl" --thread-wait spin \
+  --summary "$WORK/spin.json" --telemetry "$WORK/spin.jsonl"
+check "spin: every request ends once" check_run "$WORK/spin.json" "$WORK/spin.jsonl" 400
+check "spin: the keep-warm CPU is reported" json_check "$WORK/spin.json" 'c = d["cpu"]; assert c["process_s"] > 0, c; assert (c["keep_warm_s"] > 0) == (d["host"]["cores"] > 1), c'
+check "passive: no keep-warm CPU" json_check "$WORK/default.json" 'assert d["cpu"]["keep_warm_s"] == 0, d["cpu"]'
+expect_bad "--thread-wait unknown" "spin_<N>us" serve -w "$TINY" --requests "$WORK/trace.jsonl" --thread-wait active
 expect_bad "--metrics-bind without a port" "--metrics-bind needs --metrics-port" serve -w "$TINY" \
   --requests "$WORK/trace.jsonl" --metrics-bind 0.0.0.0
 expect_bad "--metrics-port out of range" "metrics-port" serve -w "$TINY" --requests "$WORK/trace.jsonl" \
@@ -150,8 +158,9 @@ run "serve --mode oracle" "$WORK/oracle.out" serve -w "$TINY" --requests "$WORK/
   --db "$WORK/tiny.jsonl" --telemetry "$WORK/oracle.jsonl" --summary "$WORK/oracle.json"
 check "oracle: every request ends once" check_run "$WORK/oracle.json" "$WORK/oracle.jsonl" 400
 run "serve --mode static --db" "$WORK/sdb.out" serve -w "$TINY" --requests "$WORK/trace.jsonl" --mode static \
-  --db "$WORK/tiny.jsonl" --summary "$WORK/sdb.json" --duration 0.1
-check "summary fields (3)" json_check "$WORK/sdb.json" 'assert d["by_source"].get("static", 0) == d["completed"] > 0'
+  --db "$WORK/tiny.jsonl" --summary "$WORK/sdb.json" --duration 0.1 --no-warmup
+check "summary fields (3)" json_check "$WORK/sdb.json" 'assert d["by_source"].get("static", 0) == d["completed"] > 0; assert d["warmup_ms"] == 0'
+check "warm-up by default" json_check "$WORK/default.json" 'assert d["warmup_ms"] > 0, d["warmup_ms"]'
 
 # A policy that cannot be opened, with --fallback: served from the fallback, said so.
 run "serve --mode policy with a missing policy and --fallback" "$WORK/fb.out" serve -w "$TINY" \

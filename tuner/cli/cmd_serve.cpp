@@ -55,6 +55,8 @@ int RunServe(int argc, char** argv) {
       ("max-batch", "requests per batch, over the decisions' batch knob", cxxopts::value<int>())
       ("queue-delay-us", "how long a batch's head waits for company, over the decisions' knob",
        cxxopts::value<double>())
+      ("thread-wait", "between batches the executor's threads: passive (left to OpenMP), spin (until the next "
+       "request), spin_<N>us / spin_<N>ms; over the decisions' thread_wait knob", cxxopts::value<std::string>())
       ("priorities", "priority level per stream, 0 first, e.g. 0,1 (default: all 0)", cxxopts::value<std::string>())
       ("max-queue-size", "requests queued per stream before arrivals are rejected (0: no limit)",
        cxxopts::value<int64_t>()->default_value("0"))
@@ -68,6 +70,7 @@ int RunServe(int argc, char** argv) {
       ("on-stop", "after Ctrl-C or SIGTERM: finish or reject the queued requests",
        cxxopts::value<std::string>()->default_value("finish"))
       ("reload-on-change", "mode policy: reload the policy when its file changes (SIGHUP always reloads it)")
+      ("no-warmup", "take the first request cold (by default its plan is compiled on every executor first)")
       ("no-background-compile", "compile plans on the executor's thread (no substitution)")
       ("plan-memory-mb", "memory budget of the plan cache", cxxopts::value<int64_t>()->default_value("2048"))
       ("telemetry", "per-request JSON Lines file", cxxopts::value<std::string>())
@@ -109,6 +112,7 @@ int RunServe(int argc, char** argv) {
   task.seed = args["seed"].as<uint64_t>();
   task.placement = args["placement"].as<std::string>();
   task.executor = args["executor"].as<std::string>();
+  if (args.count("thread-wait")) task.thread_wait = args["thread-wait"].as<std::string>();
   if (args.count("max-batch")) {
     auto max_batch = OptionInRange(args, "max-batch", 1, 4096);
     if (!max_batch.ok()) return Fail(max_batch.status());
@@ -149,6 +153,7 @@ int RunServe(int argc, char** argv) {
   task.slo_ms = *slo;
   task.on_stop = args["on-stop"].as<std::string>();
   task.background_compile = args.count("no-background-compile") == 0;
+  task.warmup = args.count("no-warmup") == 0;
   task.plans.memory_budget_bytes = *memory << 20;
   if (args.count("telemetry")) task.telemetry_path = args["telemetry"].as<std::string>();
   if (args.count("trace")) task.trace_path = args["trace"].as<std::string>();

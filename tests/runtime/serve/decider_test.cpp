@@ -1,5 +1,7 @@
 #include "runtime/serve/decider.h"
 
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 namespace crmap::serve {
@@ -20,6 +22,22 @@ TEST(DeciderTest, LimitsComeFromTheRuntimeKnobsOfTheConfig) {
   flags.max_batch = 4;
   EXPECT_EQ(flags.Apply(limits).max_batch, 4);
   EXPECT_EQ(flags.Apply(limits).max_delay_us, 200);
+}
+
+TEST(DeciderTest, ThreadWaitValuesMapToKeepWarmTimes) {
+  EXPECT_EQ(KeepWarmUs("passive"), 0.0);
+  EXPECT_EQ(KeepWarmUs("spin_200us"), 200.0);
+  EXPECT_EQ(KeepWarmUs("spin_2ms"), 2000.0);
+  EXPECT_EQ(KeepWarmUs("spin_0us"), 0.0);
+  EXPECT_TRUE(std::isinf(*KeepWarmUs("spin")));
+  for (const char* bad : {"", "spin_", "spin_us", "spin_-1us", "spin_2s", "spin_1.5ms", "spin_20000000us", "active",
+                          "spin_2msx", "Spin"})
+    EXPECT_FALSE(KeepWarmUs(bad).has_value()) << bad;
+  EXPECT_EQ(LimitsFromConfig("threads=2;thread_wait=spin_2ms", BatchLimits{}).keep_warm_us, 2000);
+  EXPECT_EQ(LimitsFromConfig("threads=2;thread_wait=bogus", BatchLimits{1, 0, 5}).keep_warm_us, 5);
+  LimitOverrides flags;
+  flags.keep_warm_us = 0;
+  EXPECT_EQ(flags.Apply(LimitsFromConfig("thread_wait=spin", BatchLimits{})).keep_warm_us, 0);
 }
 
 TEST(DeciderTest, AFixedDeciderAnswersItsConfigEverywhere) {

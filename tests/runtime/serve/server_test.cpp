@@ -3,6 +3,8 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cmath>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -78,9 +80,24 @@ class FakeExecutor : public Executor {
     if (fail_) e.status = Status::Internal("kernel failed");
     return e;
   }
+  // Spins (like a real team) until told to stop, at most 10 s; counts the calls and how each ended.
+  double KeepWarm(double budget_us, const std::function<bool()>& stop_waiting) override {
+    const auto start = std::chrono::steady_clock::now();
+    bool stopped = false;
+    while (!(stopped = stop_waiting()) && std::chrono::steady_clock::now() - start < std::chrono::seconds(10) &&
+           std::chrono::steady_clock::now() - start < std::chrono::duration<double, std::micro>(budget_us)) {
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++keep_warm_calls_;
+    if (stopped) ++keep_warm_stopped_;
+    budgets_.push_back(budget_us);
+    return 7;  // thread-microseconds, summed by the server
+  }
   std::function<void()> gate_;
   bool fail_ = false;
   std::vector<Dims> ran_;
+  int keep_warm_calls_ = 0, keep_warm_stopped_ = 0;
+  std::vector<double> budgets_;
 
  private:
   std::string name_;
@@ -269,6 +286,62 @@ TEST(ServerTest, AStopDuringTheDrainRejectsWhatIsStillQueued) {
   int shutdown = 0;
   for (const RequestRecord& r : result->records) shutdown += r.outcome == Outcome::kRejected;
   EXPECT_GT(shutdown, 0);
+}
+
+TEST(ServerTest, ASpinningDecisionKeepsTheTeamWarmUntilTheNextArrival) {
+  // Requests every 3 ms, served in 50 us: the executor is idle between them. Spinning "forever" must end at each
+  // next arrival (or the end of the run), never hold a request back.
+  RequestStream stream = Stream(20, 3000);
+  BatchLimits limits{1, 0};
+  limits.keep_warm_us = std::numeric_limits<double>::infinity();
+  FixedDecider decider(limits);
+  FakeExecutor executor("fake");
+  auto result = Serve(stream, decider, {&executor}, ServerOptions{});
+  ASSERT_TRUE(result.ok());
+  ExpectEveryRequestOnce(*result, stream);
+  // After a batch when nothing waits (under load, arrivals may bunch up: not after every one).
+  EXPECT_GE(executor.keep_warm_calls_, 1);
+  EXPECT_LE(executor.keep_warm_calls_, 20);
+  for (double budget : executor.budgets_) EXPECT_TRUE(std::isinf(budget));
+  EXPECT_EQ(executor.keep_warm_stopped_, executor.keep_warm_calls_) << "a spin outlived its arrival";
+  EXPECT_DOUBLE_EQ(result->keep_warm_cpu_us, 7.0 * executor.keep_warm_calls_);
+}
+
+TEST(ServerTest, APassiveDecisionNeverSpins) {
+  RequestStream stream = Stream(20, 1000);
+  FixedDecider decider(BatchLimits{1, 0});
+  FakeExecutor executor("fake");
+  auto result = Serve(stream, decider, {&executor}, ServerOptions{});
+  ASSERT_TRUE(result.ok());
+  EXPECT_EQ(executor.keep_warm_calls_, 0);
+  EXPECT_EQ(result->keep_warm_cpu_us, 0);
+}
+
+TEST(ServerTest, AWarmUpRunsTheFirstDecisionOnEveryExecutorBeforeTheClockStarts) {
+  RequestStream stream = Stream(30, 100);
+  FixedDecider decider(BatchLimits{4, 0});
+  FakeExecutor a("fake[0]"), b("fake[1]");
+  std::atomic<int> recorded{0};
+  std::atomic<int> runs_before_any_record{0};
+  a.gate_ = b.gate_ = [&] {
+    if (recorded.load() == 0) ++runs_before_any_record;
+  };
+  ServerOptions options;
+  options.warmup = true;
+  options.on_record = [&](const RequestRecord&) { ++recorded; };
+  auto result = Serve(stream, decider, {&a, &b}, options);
+  ASSERT_TRUE(result.ok());
+  ExpectEveryRequestOnce(*result, stream);
+  // One untimed run per executor at the first request's dims, none of it recorded or observed.
+  EXPECT_EQ(static_cast<int64_t>(a.ran_.size() + b.ran_.size()), result->batches + 2);
+  ASSERT_FALSE(a.ran_.empty());
+  ASSERT_FALSE(b.ran_.empty());
+  EXPECT_EQ(a.ran_.front(), stream.requests.front().dims);
+  EXPECT_EQ(b.ran_.front(), stream.requests.front().dims);
+  EXPECT_GE(runs_before_any_record.load(), 2);
+  EXPECT_EQ(decider.observations(), result->batches);
+  EXPECT_GT(result->warmup_us, 0);
+  for (const RequestRecord& r : result->records) EXPECT_GE(r.arrival_us, 0);
 }
 
 TEST(ServerTest, RefusesNoExecutorsAndIdsOutOfOrder) {
