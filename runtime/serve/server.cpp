@@ -76,6 +76,7 @@ class Run {
     result.batches = next_batch_id_;
     result.keep_warm_cpu_us = keep_warm_cpu_us_;
     result.warmup_us = warmup_us_;
+    result.batch_overhead_us = std::move(batch_overhead_us_);
     result.not_released = static_cast<int64_t>(stream_.requests.size()) - released_;
     double first = 1e300, last = 0;
     for (const RequestRecord& r : result.records) {
@@ -195,6 +196,13 @@ class Run {
     const std::string name = executor->name();
     int64_t memo_head = -1;
     Decision memo;
+    // Runtime overhead: from the last kernel call's end, minus the time slept (waiting for work) or spun.
+    double last_end_us = -1, idle_us = 0;
+    auto sleep = [&](auto&& wait) {
+      const double before = NowUs();
+      wait();
+      idle_us += NowUs() - before;
+    };
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
       const double now = NowUs();
@@ -230,9 +238,9 @@ class Run {
           continue;
         }
         if (std::isinf(wake_us)) {
-          wake_.wait(lock);
+          sleep([&] { wake_.wait(lock); });
         } else {
-          wake_.wait_until(lock, At(wake_us));
+          sleep([&] { wake_.wait_until(lock, At(wake_us)); });
         }
         continue;
       }
@@ -241,13 +249,23 @@ class Run {
       memo_head = -1;
       lock.unlock();
       Finish(rejected);
-      const double keep_warm_us = RunBatch(executor, name, *batch, batch_id, head_decision, depth);
+      const BatchTimes times = RunBatch(executor, name, *batch, batch_id, head_decision, depth);
+      if (last_end_us >= 0) {
+        std::lock_guard<std::mutex> record_lock(record_mutex_);
+        batch_overhead_us_.push_back(std::max(0.0, times.start_us - last_end_us - idle_us));
+      }
+      last_end_us = times.end_us;
+      idle_us = 0;
+      const double keep_warm_us = times.keep_warm_us;
       lock.lock();
       if (keep_warm_us > 0 && scheduler_.depth() == 0 && !arrivals_done_ && !stopped_) {
         const int64_t seen = arrivals_seen_.load(std::memory_order_acquire);
         lock.unlock();
-        const double cpu_us = executor->KeepWarm(keep_warm_us, [this, seen] {
-          return arrivals_seen_.load(std::memory_order_acquire) != seen || StopRequested();
+        double cpu_us = 0;
+        sleep([&] {
+          cpu_us = executor->KeepWarm(keep_warm_us, [this, seen] {
+            return arrivals_seen_.load(std::memory_order_acquire) != seen || StopRequested();
+          });
         });
         lock.lock();
         keep_warm_cpu_us_ += cpu_us;
@@ -255,8 +273,11 @@ class Run {
     }
   }
 
-  // Returns the run decision's keep-warm time.
-  double RunBatch(Executor* executor, const std::string& name, const Batch& batch, int64_t batch_id,
+  struct BatchTimes {
+    double start_us = 0, end_us = 0;  // around the executor's calls
+    double keep_warm_us = 0;          // the run decision's
+  };
+  BatchTimes RunBatch(Executor* executor, const std::string& name, const Batch& batch, int64_t batch_id,
                   const Decision& head_decision, int64_t depth) {
     Decision run = head_decision;
     if (batch.dims != batch.requests.front().request.dims) run = decider_.Decide(batch.dims, depth);
@@ -307,7 +328,7 @@ class Run {
       ++done_;
       if (options_.on_record) options_.on_record(r);
     }
-    return run.limits.keep_warm_us;
+    return BatchTimes{start, end, run.limits.keep_warm_us};
   }
 
   const RequestStream& stream_;
@@ -324,6 +345,7 @@ class Run {
   int64_t next_batch_id_ = 0;
   double keep_warm_cpu_us_ = 0;
   double warmup_us_ = 0;
+  std::vector<double> batch_overhead_us_;  // under record_mutex_
   std::atomic<int64_t> arrivals_seen_{0};  // bumped on every release and at the end of arrivals
 
   std::mutex record_mutex_;  // records_, done_, on_record

@@ -57,6 +57,7 @@ ServeSummary Summarize(const ServeResult& result, double slo_ms) {
   s.queue_wait_us = QuantilesOf(queue);
   s.service_us = QuantilesOf(service);
   s.compile_wait_us = QuantilesOf(compile);
+  s.overhead_us = QuantilesOf(result.batch_overhead_us);
   s.mean_batch_size = s.batches > 0 ? static_cast<double>(s.completed + s.failed) / static_cast<double>(s.batches) : 0;
   s.wall_s = result.wall_us / 1e6;
   if (s.wall_s > 0) {
@@ -139,6 +140,7 @@ Json SummaryJson(const ServeSummary& s) {
   j["queue_wait_us"] = QuantilesJson(s.queue_wait_us);
   j["service_us"] = QuantilesJson(s.service_us);
   j["compile_wait_us"] = QuantilesJson(s.compile_wait_us);
+  j["overhead_us"] = QuantilesJson(s.overhead_us);
   j["wall_s"] = s.wall_s;
   j["throughput_rps"] = s.throughput_rps;
   j["slo_ms"] = s.slo_ms;
@@ -175,6 +177,7 @@ std::string SummaryText(const ServeSummary& s) {
   row("queue wait", s.queue_wait_us);
   row("service", s.service_us);
   row("compile wait", s.compile_wait_us);
+  row("overhead", s.overhead_us);  // per batch
   if (s.slo_ms > 0)
     std::snprintf(line, sizeof line, "throughput %.1f req/s; goodput %.1f req/s within %.3g ms (%.1f%%)\n",
                   s.throughput_rps, s.goodput_rps, s.slo_ms,

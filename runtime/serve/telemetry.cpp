@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <memory>
 
@@ -42,20 +43,74 @@ Result<std::unique_ptr<TelemetryWriter>> TelemetryWriter::Open(const std::string
   return std::unique_ptr<TelemetryWriter>(new TelemetryWriter(fd, path));
 }
 
-TelemetryWriter::~TelemetryWriter() { ::close(fd_); }
+namespace {
+constexpr size_t kMaxQueuedRecords = 65536;
+// The writer wakes every 10 ms, or once this many records wait: no wake-up (a system call and a thread that
+// competes for the cores) per record on the dispatchers' path.
+constexpr size_t kWakeWriterAt = 1024;
+constexpr auto kWriterPeriod = std::chrono::milliseconds(10);
+}  // namespace
+
+TelemetryWriter::TelemetryWriter(int fd, std::string path)
+    : fd_(fd), path_(std::move(path)), writer_([this] { WriterLoop(); }) {}
+
+TelemetryWriter::~TelemetryWriter() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  changed_.notify_all();
+  writer_.join();
+  ::close(fd_);
+}
 
 void TelemetryWriter::Write(const RequestRecord& record) {
-  const std::string line = RecordJson(record).dump() + "\n";
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (!status_.ok()) {
-    ++dropped_;
-    return;
+  std::unique_lock<std::mutex> lock(mutex_);
+  changed_.wait(lock, [&] { return queue_.size() < kMaxQueuedRecords; });
+  queue_.push_back(record);
+  if (queue_.size() >= kWakeWriterAt) changed_.notify_all();
+}
+
+void TelemetryWriter::Flush() const {
+  std::unique_lock<std::mutex> lock(mutex_);
+  changed_.notify_all();
+  changed_.wait(lock, [&] { return queue_.empty() && in_flight_ == 0; });
+}
+
+void TelemetryWriter::WriterLoop() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    changed_.wait_for(lock, kWriterPeriod, [&] { return stopping_ || queue_.size() >= kWakeWriterAt; });
+    if (queue_.empty()) {
+      if (stopping_) return;  // everything written
+      continue;
+    }
+    std::deque<RequestRecord> batch;
+    batch.swap(queue_);
+    in_flight_ = static_cast<int64_t>(batch.size());
+    changed_.notify_all();  // room for writers waiting on a full queue
+    lock.unlock();
+    for (const RequestRecord& record : batch) WriteLine(RecordJson(record).dump() + "\n");
+    lock.lock();
+    in_flight_ = 0;
+    changed_.notify_all();
+  }
+}
+
+void TelemetryWriter::WriteLine(const std::string& line) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!status_.ok()) {
+      ++dropped_;
+      return;
+    }
   }
   size_t written = 0;
   while (written < line.size()) {
     const ssize_t n = ::write(fd_, line.data() + written, line.size() - written);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
+      std::lock_guard<std::mutex> lock(mutex_);
       status_ = Status::Internal("writing telemetry to " + path_ + ": " + std::strerror(n < 0 ? errno : ENOSPC));
       // Cut the torn line so that the file stays a valid prefix.
       if (written > 0) (void)::ftruncate(fd_, ::lseek(fd_, 0, SEEK_CUR) - static_cast<off_t>(written));
@@ -64,16 +119,19 @@ void TelemetryWriter::Write(const RequestRecord& record) {
     }
     written += static_cast<size_t>(n);
   }
+  std::lock_guard<std::mutex> lock(mutex_);
   ++lines_;
 }
 
 Status TelemetryWriter::status() const {
+  Flush();
   std::lock_guard<std::mutex> lock(mutex_);
   if (status_.ok()) return status_;
   return Status::Internal(status_.message() + " (" + std::to_string(dropped_) + " lines not written)");
 }
 
 int64_t TelemetryWriter::lines() const {
+  Flush();
   std::lock_guard<std::mutex> lock(mutex_);
   return lines_;
 }

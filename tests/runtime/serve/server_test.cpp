@@ -327,6 +327,7 @@ TEST(ServerTest, AWarmUpRunsTheFirstDecisionOnEveryExecutorBeforeTheClockStarts)
     if (recorded.load() == 0) ++runs_before_any_record;
   };
   ServerOptions options;
+  options.rule = BatchRule{"tokens", 4096};  // one executor call per batch
   options.warmup = true;
   options.on_record = [&](const RequestRecord&) { ++recorded; };
   auto result = Serve(stream, decider, {&a, &b}, options);
@@ -342,6 +343,17 @@ TEST(ServerTest, AWarmUpRunsTheFirstDecisionOnEveryExecutorBeforeTheClockStarts)
   EXPECT_EQ(decider.observations(), result->batches);
   EXPECT_GT(result->warmup_us, 0);
   for (const RequestRecord& r : result->records) EXPECT_GE(r.arrival_us, 0);
+}
+
+TEST(ServerTest, TheRuntimeOverheadIsMeasuredPerBatchAfterEachDispatchersFirst) {
+  RequestStream stream = Stream(200, 0);  // all at once: batches back to back
+  FixedDecider decider(BatchLimits{4, 0});
+  FakeExecutor a("fake[0]", 0), b("fake[1]", 0);
+  auto result = Serve(stream, decider, {&a, &b}, ServerOptions{});
+  ASSERT_TRUE(result.ok());
+  int dispatchers_that_ran = (a.ran_.empty() ? 0 : 1) + (b.ran_.empty() ? 0 : 1);
+  EXPECT_EQ(static_cast<int64_t>(result->batch_overhead_us.size()), result->batches - dispatchers_that_ran);
+  for (double us : result->batch_overhead_us) EXPECT_GE(us, 0);
 }
 
 TEST(ServerTest, RefusesNoExecutorsAndIdsOutOfOrder) {

@@ -33,6 +33,19 @@ TEST(SummaryTest, QuantilesInterpolateAndCountEveryValue) {
   EXPECT_EQ(QuantilesOf({}).count, 0);
 }
 
+TEST(SummaryTest, TheRuntimeOverheadPerBatchIsItsOwnDistribution) {
+  ServeResult result;
+  result.records.push_back(Completed(0, 0, 10, 5000));
+  for (int i = 1; i <= 100; ++i) result.batch_overhead_us.push_back(i);
+  ServeSummary s = Summarize(result, 0);
+  EXPECT_EQ(s.overhead_us.count, 100);
+  EXPECT_DOUBLE_EQ(s.overhead_us.p99, 99.01);
+  EXPECT_DOUBLE_EQ(s.service_us.p99, 4990);  // kernel time stays apart
+  Json j = SummaryJson(s);
+  EXPECT_EQ(j["overhead_us"]["count"], 100);
+  EXPECT_NE(SummaryText(s).find("overhead"), std::string::npos);
+}
+
 TEST(SummaryTest, CountsGoodputRejectionsAndFairness) {
   ServeResult result;
   // 100 completed requests of 1 ms on stream 0 and 2 ms on stream 1, one second of wall time.

@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <set>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -50,6 +52,31 @@ TEST(TelemetryTest, OneParsableLinePerRecordWithItsFate) {
   EXPECT_FALSE(lines[0].contains("reason"));
   EXPECT_EQ(lines[1]["outcome"], "rejected");
   EXPECT_EQ(lines[1]["reason"], "timeout");
+  ::unlink(path.c_str());
+}
+
+TEST(TelemetryTest, RecordsFromManyThreadsAllLandOncePerLine) {
+  const std::string path = TempPath("many.jsonl");
+  {
+    auto writer = TelemetryWriter::Open(path);
+    ASSERT_TRUE(writer.ok());
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 3; ++t)
+      threads.emplace_back([&, t] {
+        for (int i = 0; i < 1000; ++i) {
+          RequestRecord r;
+          r.id = t * 1000 + i;
+          (*writer)->Write(r);
+        }
+      });
+    for (auto& thread : threads) thread.join();
+    EXPECT_EQ((*writer)->lines(), 3000);  // waits for the writer thread
+  }
+  std::ifstream in(path);
+  std::string line;
+  std::set<int64_t> ids;
+  while (std::getline(in, line)) ids.insert(Json::parse(line)["id"].get<int64_t>());
+  EXPECT_EQ(ids.size(), 3000u);
   ::unlink(path.c_str());
 }
 

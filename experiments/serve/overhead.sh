@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The serving runtime's own cost per batch (summary field overhead_us: observe, records and telemetry, expiry,
+# batching, both decisions, locks — kernel time excluded), next to the kernel time (service_us), on bert_ffn
+# under the built-in scenario bert_ffn_chat_to_docs for 10 s: modes default and triton, telemetry off and on,
+# interleaved over ROUNDS rounds. Prints the median over rounds of each quantile.
+# Usage: experiments/serve/overhead.sh [ROUNDS]   (default 2)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+crmap="$root/build/crmap"
+rounds=${1:-2}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+"$crmap" version
+setups=("default" "default+telemetry" "triton" "triton+telemetry")
+for ((r = 0; r < rounds; ++r)); do
+  for ((i = 0; i < ${#setups[@]}; ++i)); do
+    name=${setups[$(((i + r) % ${#setups[@]}))]}
+    mode=${name%%+*}
+    extra=()
+    [[ $name == *telemetry ]] && extra=(--telemetry "$work/t.jsonl")
+    "$crmap" serve -w bert_ffn --requests bert_ffn_chat_to_docs --duration 10 --mode "$mode" "${extra[@]}" --json \
+      >"$work/$name.$r.json" 2>/dev/null
+  done
+done
+python3 - "$work" "$rounds" "${setups[@]}" <<'PY'
+import json, statistics, sys
+work, rounds, names = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+print(f"median over {rounds} interleaved rounds, microseconds")
+print(f"{'set-up':<18} {'batches':>7} {'ovh p50':>8} {'ovh p95':>8} {'ovh p99':>8} {'svc p50':>8} {'svc p99':>8} {'ovh/svc p50':>11}")
+for name in names:
+    runs = [json.load(open(f"{work}/{name}.{r}.json")) for r in range(rounds)]
+    m = lambda f: statistics.median(f(s) for s in runs)
+    o50, o95, o99 = (m(lambda s, q=q: s["overhead_us"][q]) for q in ("p50", "p95", "p99"))
+    s50, s99 = (m(lambda s, q=q: s["service_us"][q]) for q in ("p50", "p99"))
+    print(f"{name:<18} {m(lambda s: s['batches']):7.0f} {o50:8.1f} {o95:8.1f} {o99:8.1f} {s50:8.0f} {s99:8.0f} {100*o50/s50:10.2f}%")
+PY
