@@ -147,9 +147,7 @@ bool PlanCache::Leased(const std::string& key) const {
   return false;
 }
 
-Result<PlanCache::Lease> PlanCache::Acquire(const Config& config, const Dims& dims, int threads,
-                                            const std::string& owner) {
-  (void)threads;
+Result<PlanCache::Lease> PlanCache::Acquire(const Config& config, const Dims& dims, const std::string& owner) {
   const auto begin = std::chrono::steady_clock::now();
   auto waited_us = [&] {
     return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - begin).count();
@@ -271,7 +269,7 @@ serve::Execution PlanExecutor::Run(const Dims& dims, const std::string& config_t
       config.values[threads_knob] = best;
     }
   }
-  auto lease = cache_->Acquire(config, BucketDims(workload_, dims), max_threads_, owner_);
+  auto lease = cache_->Acquire(config, BucketDims(workload_, dims), owner_);
   if (!lease.ok()) {
     execution.status = lease.status();
     return execution;

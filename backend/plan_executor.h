@@ -60,8 +60,8 @@ class PlanCache {
   PlanCache(const PlanCache&) = delete;
   PlanCache& operator=(const PlanCache&) = delete;
 
-  // A plan for `config` at `dims` (already bucketed), with `threads` threads at most, tagged `owner` (one
-  // executor): ready -> returned; otherwise compiled (in the background when allowed) and, meanwhile, a ready
+  // A plan for `config` (its threads knob already capped by the executor) at `dims` (already bucketed), tagged
+  // `owner` (one executor): ready -> returned; otherwise compiled (in the background when allowed) and, meanwhile, a ready
   // plan of the same dims and owner is returned with *substituted set; *compile_wait_us is how long this call
   // waited. Fails only when neither the config nor the default config compiles.
   struct Lease {
@@ -70,7 +70,7 @@ class PlanCache {
     bool substituted = false;
     double compile_wait_us = 0;
   };
-  Result<Lease> Acquire(const Config& config, const Dims& dims, int threads, const std::string& owner);
+  Result<Lease> Acquire(const Config& config, const Dims& dims, const std::string& owner);
   PlanCacheStats stats() const;
 
  private:

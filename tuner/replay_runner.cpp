@@ -9,6 +9,7 @@
 #include "common/numeric.h"
 #include "tuner/agent_list.h"
 #include "tuner/campaign.h"
+#include "tuner/nearest_shape.h"
 #include "tuner/text_table.h"
 #include "tuner/tuning_db.h"
 #include "tuner/workload_resolver.h"
@@ -27,22 +28,6 @@ double GeoMeanOracleRatio(const std::vector<Dims>& shapes, const std::map<std::s
     ratios.push_back(std::min(1.0, found / replay.OracleSpeedup(dims)));
   }
   return GeometricMean(ratios);
-}
-
-// The trained shape nearest to `dims` (squared distance of log2 dims).
-const Dims& NearestShape(const std::vector<Dims>& trained, const Dims& dims) {
-  const Dims* nearest = &trained[0];
-  double nearest_distance = 1e300;
-  for (const Dims& t : trained) {
-    double d = 0;
-    for (const auto& [dim, value] : dims)
-      d += std::pow(std::log2(static_cast<double>(value)) - std::log2(static_cast<double>(t.at(dim))), 2);
-    if (d < nearest_distance) {
-      nearest_distance = d;
-      nearest = &t;
-    }
-  }
-  return *nearest;
 }
 
 }  // namespace
@@ -122,11 +107,12 @@ Result<ReplayReport> RunReplay(const ReplayRequest& request) {
       if (transfer > 0) {
         auto* rl = dynamic_cast<RlAgent*>(agent.get());
         if (!rl) return Status::InvalidArgument("--transfer needs the rl agent (it recommends for unseen shapes)");
+        const NearestShapes trained(train);
         for (const Dims& dims : held_out) {
           const Config pick = rl->Recommend(dims);
           Evaluation e = replay.Evaluate({{dims, pick}})[0];
           // The nearest trained shape's best config (TVM-style history-best dispatch) as the comparison.
-          const Dims& nearest = NearestShape(train, dims);
+          const Dims& nearest = train[trained.Nearest(dims)];
           Evaluation n = replay.Evaluate({{dims, replay.OracleConfig(nearest)}})[0];
           const double oracle = replay.OracleSpeedup(dims);
           entry["transfer"].push_back({{"dims", DimsToText(dims)},

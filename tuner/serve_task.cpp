@@ -20,6 +20,7 @@
 #include "runtime/serve/metrics.h"
 #include "runtime/serve/telemetry.h"
 #include "tuner/config_scores.h"
+#include "tuner/nearest_shape.h"
 #include "tuner/policy_trainer.h"
 #include "tuner/tuning_db.h"
 
@@ -64,36 +65,22 @@ Result<serve::RequestStream> LoadRequests(const ServeTaskOptions& o, const Workl
                               std::to_string(trace.size()) + " requests");
 }
 
-// Per batch, the best measured config of the tuned shape nearest the batch's dims (squared log2 distance).
+// Per batch, the best measured config of the tuned shape nearest the batch's dims (NearestShapes).
 class OracleDecider : public serve::Decider {
  public:
-  OracleDecider(std::vector<std::pair<Dims, std::string>> best, serve::LimitOverrides overrides)
-      : best_(std::move(best)), overrides_(overrides) {}
+  OracleDecider(std::vector<Dims> shapes, std::vector<std::string> best, serve::LimitOverrides overrides)
+      : shapes_(std::move(shapes)), best_(std::move(best)), overrides_(overrides) {}
   serve::Decision Decide(const Dims& dims, int64_t) override {
-    const std::pair<Dims, std::string>* nearest = &best_.front();
-    double nearest_distance = 1e300;
-    for (const auto& entry : best_) {
-      double d = 0;
-      for (const auto& [name, value] : dims) {
-        auto it = entry.first.find(name);
-        const double diff = std::log2(static_cast<double>(value)) -
-                            std::log2(static_cast<double>(it == entry.first.end() ? 1 : it->second));
-        d += diff * diff;
-      }
-      if (d < nearest_distance) {
-        nearest_distance = d;
-        nearest = &entry;
-      }
-    }
     serve::Decision decision;
-    decision.config = nearest->second;
+    decision.config = best_[shapes_.Nearest(dims)];
     decision.source = "oracle";
     decision.limits = overrides_.Apply(serve::LimitsFromConfig(decision.config, serve::BatchLimits{}));
     return decision;
   }
 
  private:
-  const std::vector<std::pair<Dims, std::string>> best_;
+  const NearestShapes shapes_;
+  const std::vector<std::string> best_;  // per shape
   const serve::LimitOverrides overrides_;
 };
 
@@ -172,11 +159,15 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
         config, overrides.Apply(serve::LimitsFromConfig(config, serve::BatchLimits{})), "static");
   } else if (o.mode == "oracle") {
     CRMAP_ASSIGN_OR_RETURN(std::vector<TuningRecord> records, DbRecords(o.db, workload, space));
-    std::vector<std::pair<Dims, std::string>> best;
+    std::vector<Dims> shapes;
+    std::vector<std::string> best;
     for (const auto& [dims, scores] : ScoreConfigs(space, records))
-      if (const ConfigScore* top = scores.Best()) best.emplace_back(dims, top->config);
+      if (const ConfigScore* top = scores.Best()) {
+        shapes.push_back(dims);
+        best.push_back(top->config);
+      }
     if (best.empty()) return Status::InvalidArgument(o.db + ": no config ran ok at any shape");
-    decider = std::make_unique<OracleDecider>(std::move(best), overrides);
+    decider = std::make_unique<OracleDecider>(std::move(shapes), std::move(best), overrides);
   } else {
     crmap_open_options open{};
     open.expected_workload = workload.name().c_str();

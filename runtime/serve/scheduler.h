@@ -102,7 +102,6 @@ class Scheduler {
 
   int64_t depth() const { return depth_; }
   int64_t depth(int stream) const;
-  int streams() const { return static_cast<int>(queues_.size()); }
 
  private:
   const StreamSettings& SettingsOf(int stream) const;

@@ -39,38 +39,38 @@ TEST_F(PlanCacheTest, CompilesOnceThenHitsAndEvictsTheLeastRecentlyUsed) {
   options.max_plans = 1;
   PlanCache cache(workload_, space_, options);
   const Config a = Parse("threads=1"), b = Parse("threads=2");
-  auto first = cache.Acquire(a, {{"batch", 4}}, 2, "e0");
+  auto first = cache.Acquire(a, {{"batch", 4}}, "e0");
   ASSERT_TRUE(first.ok()) << first.status().ToString();
   EXPECT_FALSE(first->substituted);
   EXPECT_EQ(first->config, space_.ToString(a));
-  auto again = cache.Acquire(a, {{"batch", 4}}, 2, "e0");
+  auto again = cache.Acquire(a, {{"batch", 4}}, "e0");
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->plan, first->plan);
   EXPECT_EQ(cache.stats().compiles, 1);
   // A second plan over the count limit: the older one goes (it is no longer leased once e0 takes b).
-  ASSERT_TRUE(cache.Acquire(b, {{"batch", 4}}, 2, "e0").ok());
+  ASSERT_TRUE(cache.Acquire(b, {{"batch", 4}}, "e0").ok());
   EXPECT_EQ(cache.stats().plans, 1u);
   EXPECT_EQ(cache.stats().evictions, 1);
   // A plan another executor holds is never evicted under it.
-  ASSERT_TRUE(cache.Acquire(a, {{"batch", 8}}, 2, "e1").ok());
+  ASSERT_TRUE(cache.Acquire(a, {{"batch", 8}}, "e1").ok());
   EXPECT_EQ(cache.stats().plans, 2u);  // over the limit rather than pulling a leased plan away
 }
 
 TEST_F(PlanCacheTest, WhileAPlanCompilesAReadyPlanOfTheSameDimsRunsInstead) {
   PlanCache cache(workload_, space_, PlanCacheOptions{});  // background compile
   const Config a = Parse("threads=1"), b = Parse("threads=2");
-  auto first = cache.Acquire(a, {{"batch", 4}}, 2, "e0");  // nothing ready: waits for its compile
+  auto first = cache.Acquire(a, {{"batch", 4}}, "e0");  // nothing ready: waits for its compile
   ASSERT_TRUE(first.ok()) << first.status().ToString();
   EXPECT_FALSE(first->substituted);
   EXPECT_GT(first->compile_wait_us, 0);
-  auto meanwhile = cache.Acquire(b, {{"batch", 4}}, 2, "e0");
+  auto meanwhile = cache.Acquire(b, {{"batch", 4}}, "e0");
   ASSERT_TRUE(meanwhile.ok());
   EXPECT_TRUE(meanwhile->substituted);  // b was only just queued
   EXPECT_EQ(meanwhile->config, space_.ToString(a));
   EXPECT_EQ(meanwhile->compile_wait_us, 0);
   // Once b's compile is done, b itself runs.
   for (int i = 0; i < 6000; ++i) {
-    auto later = cache.Acquire(b, {{"batch", 4}}, 2, "e0");
+    auto later = cache.Acquire(b, {{"batch", 4}}, "e0");
     ASSERT_TRUE(later.ok());
     if (!later->substituted) {
       EXPECT_EQ(later->config, space_.ToString(b));
@@ -86,7 +86,7 @@ TEST_F(PlanCacheTest, AConfigThatCannotCompileHereRunsTheDefaultPlan) {
   options.background_compile = false;
   PlanCache cache(workload_, space_, options);
   const Config bf16 = Parse("precision=bf16");
-  auto lease = cache.Acquire(bf16, {{"batch", 4}}, 2, "e0");
+  auto lease = cache.Acquire(bf16, {{"batch", 4}}, "e0");
   ASSERT_TRUE(lease.ok()) << lease.status().ToString();
   auto direct = CompilePlan(workload_, space_, {{"batch", 4}}, bf16);
   if (direct.ok()) {  // a host with bf16 kernels (native or emulated)

@@ -1,0 +1,23 @@
+#include "tuner/nearest_shape.h"
+
+#include <gtest/gtest.h>
+
+namespace crmap {
+namespace {
+
+TEST(NearestShapesTest, NearestByLog2DistanceOverTheAskedDims) {
+  NearestShapes shapes({{{"batch", 1}, {"seq", 128}}, {{"batch", 8}, {"seq", 128}}, {{"batch", 1}, {"seq", 512}}});
+  EXPECT_EQ(shapes.Nearest({{"batch", 1}, {"seq", 100}}), 0u);
+  EXPECT_EQ(shapes.Nearest({{"batch", 6}, {"seq", 128}}), 1u);  // log2: 6 is nearer 8 than 1
+  EXPECT_EQ(shapes.Nearest({{"batch", 2}, {"seq", 400}}), 2u);
+  EXPECT_EQ(shapes.Nearest({{"batch", 3}, {"seq", 128}}), 1u);  // |log2 3 - 3| < |log2 3 - 0|
+}
+
+TEST(NearestShapesTest, ADimAShapeLacksCountsAsOneAndTiesGoToTheFirst) {
+  NearestShapes shapes({{{"tokens", 4}}, {{"tokens", 4}}, {{"batch", 2}}});
+  EXPECT_EQ(shapes.Nearest({{"tokens", 4}}), 0u);
+  EXPECT_EQ(shapes.Nearest({{"tokens", 1}, {"batch", 2}}), 2u);  // tokens 1 = log 0 on the batch-only shape
+}
+
+}  // namespace
+}  // namespace crmap

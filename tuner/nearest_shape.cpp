@@ -1,0 +1,39 @@
+#include "tuner/nearest_shape.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace crmap {
+
+NearestShapes::NearestShapes(std::vector<Dims> shapes) : shapes_(std::move(shapes)) {
+  for (const Dims& shape : shapes_) {
+    std::vector<std::pair<std::string, double>> logs;
+    for (const auto& [name, value] : shape) logs.emplace_back(name, std::log2(static_cast<double>(value)));
+    log2_.push_back(std::move(logs));  // Dims is ordered by name, so the pairs are too
+  }
+}
+
+size_t NearestShapes::Nearest(const Dims& dims) const {
+  size_t nearest = 0;
+  double nearest_distance = 1e300;
+  for (size_t s = 0; s < log2_.size(); ++s) {
+    const auto& logs = log2_[s];
+    double distance = 0;
+    for (const auto& [name, value] : dims) {
+      auto it = std::lower_bound(logs.begin(), logs.end(), name,
+                                 [](const std::pair<std::string, double>& entry, const std::string& key) {
+                                   return entry.first < key;
+                                 });
+      const double shape_log = it != logs.end() && it->first == name ? it->second : 0.0;
+      const double diff = std::log2(static_cast<double>(value)) - shape_log;
+      distance += diff * diff;
+    }
+    if (distance < nearest_distance) {
+      nearest_distance = distance;
+      nearest = s;
+    }
+  }
+  return nearest;
+}
+
+}  // namespace crmap

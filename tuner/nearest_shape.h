@@ -1,0 +1,28 @@
+// NearestShapes: the shape of a set nearest some dims by squared log2 distance over the asked dims (a dim a shape
+// lacks counts as 1) — "the config of the nearest tuned shape", the lookup baseline of replay and serve's oracle
+// mode. The log2 of every shape is computed once; Nearest is then a scan with no allocation. Immutable and
+// thread-safe after construction.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/workload.h"
+
+namespace crmap {
+
+class NearestShapes {
+ public:
+  explicit NearestShapes(std::vector<Dims> shapes);  // at least one
+  // Index into shapes() of the nearest (the first of equals).
+  size_t Nearest(const Dims& dims) const;
+  const std::vector<Dims>& shapes() const { return shapes_; }
+
+ private:
+  std::vector<Dims> shapes_;
+  std::vector<std::vector<std::pair<std::string, double>>> log2_;  // per shape, per dim (sorted by name)
+};
+
+}  // namespace crmap
