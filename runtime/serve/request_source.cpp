@@ -147,8 +147,8 @@ Result<RequestStream> ParseAzureCsv(const std::string& text, const std::string& 
   std::vector<std::string> mapped_dims;
   for (const auto& [dim, column] : mapping.columns) mapped_dims.push_back(dim);
 
-  // The header.
-  size_t line_start = 0, line_number = 0;
+  // The header (after a UTF-8 byte-order mark, which spreadsheet exports write).
+  size_t line_start = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0, line_number = 0;
   auto next_line = [&](std::string* line) {
     if (line_start >= text.size()) return false;
     size_t end = text.find('\n', line_start);

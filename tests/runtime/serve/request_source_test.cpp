@@ -36,6 +36,14 @@ TEST(RequestSourceTest, AzureRowsBecomeRequestsTimedFromTheFirstOne) {
   EXPECT_NEAR(stream->report.duration_us, 1020040, 0.01);
 }
 
+TEST(RequestSourceTest, AByteOrderMarkBeforeTheHeaderIsSkipped) {
+  Workload ffn = testing::MustLoad("bert_ffn");
+  auto stream = ParseAzureCsv("\xEF\xBB\xBF" + std::string(kHeader) + "2023-11-16 18:17:03,12,1\n", "t.csv", ffn,
+                              TokensFromContext());
+  ASSERT_TRUE(stream.ok()) << stream.status().ToString();
+  EXPECT_EQ(stream->requests.at(0).dims, (Dims{{"tokens", 12}}));
+}
+
 TEST(RequestSourceTest, TimeScaleMultipliesEveryRecordedTime) {
   Workload ffn = testing::MustLoad("bert_ffn");
   const std::string csv = std::string(kHeader) + "2023-12-31 23:59:59,1,1\n2024-01-01 00:00:01,2,1\n";
