@@ -2,7 +2,6 @@
 
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include <cmath>
 #include <map>
@@ -200,10 +199,6 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
   }
   for (auto& e : executors) executor_ptrs.push_back(e.get());
 
-  std::unique_ptr<serve::TelemetryWriter> telemetry;
-  if (!o.telemetry_path.empty()) {
-    CRMAP_ASSIGN_OR_RETURN(telemetry, serve::TelemetryWriter::Open(o.telemetry_path));
-  }
 
   std::unique_ptr<serve::ServeMetrics> metrics;
   if (!o.metrics_address.empty() || !o.metrics_path.empty()) {
@@ -215,6 +210,12 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
       const std::string host = o.metrics_address.substr(0, o.metrics_address.rfind(':'));
       spdlog::info("metrics on http://{}:{}/metrics", host, metrics->port());
     }
+  }
+
+  // Opened (and truncated) only once everything that can refuse the run has accepted it.
+  std::unique_ptr<serve::TelemetryWriter> telemetry;
+  if (!o.telemetry_path.empty()) {
+    CRMAP_ASSIGN_OR_RETURN(telemetry, serve::TelemetryWriter::Open(o.telemetry_path));
   }
 
   serve::ServerOptions server;
@@ -279,21 +280,19 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
 
   spdlog::info("serving {} on {} ({} mode, {} executor{}): {}", workload.name(), DetectHost().isa, o.mode,
                executors.size(), executors.size() == 1 ? "" : "s", stream.report.description);
-  auto process_cpu_us = [] {
-    timespec now{};
-    ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
-    return now.tv_sec * 1e6 + now.tv_nsec / 1e3;
-  };
-  const double cpu_before_us = process_cpu_us();
   Result<serve::ServeResult> served = serve::Serve(stream, *decider, executor_ptrs, server);
-  const double cpu_us = process_cpu_us() - cpu_before_us;
   serving = false;
   if (reloader.joinable()) reloader.join();
   CRMAP_ASSIGN_OR_RETURN(serve::ServeResult result, std::move(served));
-  if (telemetry) CRMAP_RETURN_IF_ERROR(telemetry->status());
-  if (!o.trace_path.empty()) CRMAP_RETURN_IF_ERROR(serve::WriteChromeTrace(o.trace_path, result));
+  const double cpu_us = result.process_cpu_us;
+  // Every output that can be written is, before any error is reported.
+  Status trace_written, metrics_written;
+  if (!o.trace_path.empty()) trace_written = serve::WriteChromeTrace(o.trace_path, result);
   if (metrics) metrics->SetQueueDepth(0);
-  if (!o.metrics_path.empty()) CRMAP_RETURN_IF_ERROR(metrics->WriteFile(o.metrics_path));
+  if (!o.metrics_path.empty()) metrics_written = metrics->WriteFile(o.metrics_path);
+  if (telemetry) CRMAP_RETURN_IF_ERROR(telemetry->status());
+  CRMAP_RETURN_IF_ERROR(trace_written);
+  CRMAP_RETURN_IF_ERROR(metrics_written);
 
   ServeTaskReport report;
   report.summary = serve::Summarize(result, o.slo_ms);

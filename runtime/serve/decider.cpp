@@ -35,7 +35,8 @@ std::optional<double> KeepWarmUs(const std::string& thread_wait) {
     const std::string number = thread_wait.substr(5, thread_wait.size() - 5 - tail.size());
     int64_t value = 0;
     auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), value);
-    if (error != std::errc() || end != number.data() + number.size() || value < 0 || value > 10000000)
+    if (error != std::errc() || end != number.data() + number.size() || value < 0 ||
+        static_cast<double>(value) * scale > 1e7)
       return std::nullopt;
     return static_cast<double>(value) * scale;
   }

@@ -1,10 +1,10 @@
-// ServeMetrics: a serve run's Prometheus metrics (prometheus-cpp), named after Triton's so dashboards built for
-// Triton read them: counters of requests by outcome and of batch executions, summaries of request, queue,
-// compute and compile-wait durations in microseconds with quantiles 0.5/0.9/0.95/0.99/0.999 over a sliding
-// window, and the queue depth. Served over HTTP while running (`Listen`, loopback unless told otherwise) and
-// written in the text exposition format at exit (`WriteFile`). The metric names and labels are documented in
-// docs/serve.md ("Prometheus metrics"). Thread-safe: records arrive from dispatcher threads while the exposer's
-// threads scrape.
+// ServeMetrics: a serve run's Prometheus metrics (prometheus-cpp), names modelled on Triton's (crmap_* for
+// nv_inference_*; durations as summaries): counters of requests by outcome and of batch executions, summaries
+// of request, queue, compute and compile-wait durations in microseconds with quantiles 0.5/0.9/0.95/0.99/0.999
+// over a sliding window, and the queue depth. Served over HTTP while running (`Listen`: MetricsEndpoint, bound
+// where the caller says — the CLI defaults to loopback) and written in the text exposition format at exit
+// (`WriteFile`). Names and labels: docs/serve.md ("Prometheus metrics"). Thread-safe: records arrive from
+// dispatcher threads while the endpoint's thread scrapes.
 #pragma once
 
 #include <cstdint>

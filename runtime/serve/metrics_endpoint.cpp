@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 
 namespace crmap::serve {
@@ -102,9 +103,12 @@ void MetricsEndpoint::Loop() {
     pollfd waiting{socket_, POLLIN, 0};
     if (::poll(&waiting, 1, 100) <= 0) continue;
     const int connection = ::accept4(socket_, nullptr, nullptr, SOCK_CLOEXEC);
-    if (connection < 0) continue;
+    if (connection < 0) {
+      // Out of descriptors (EMFILE) leaves the connection pending and poll ready: back off instead of spinning.
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      continue;
+    }
     timeval timeout{2, 0};
-    ::setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
     ::setsockopt(connection, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
     Answer(connection);
     ::close(connection);
@@ -116,10 +120,17 @@ void MetricsEndpoint::Answer(int connection) {
   char buffer[1024];
   bool head_only = false;
   int status = 0;
+  // The whole request within 2 s (a client trickling bytes cannot hold the endpoint longer), and no longer
+  // than until the endpoint is told to stop.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
   while ((status = MetricsRequestStatus(request, &head_only)) == 0) {
-    const ssize_t n = ::recv(connection, buffer, sizeof buffer, 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;  // closed or timed out
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0 || stop_.load()) return;
+    pollfd readable{connection, POLLIN, 0};
+    if (::poll(&readable, 1, static_cast<int>(std::min<int64_t>(left.count(), 100))) <= 0) continue;
+    const ssize_t n = ::recv(connection, buffer, sizeof buffer, MSG_DONTWAIT);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (n <= 0) return;  // closed
     request.append(buffer, static_cast<size_t>(n));
   }
   switch (status) {

@@ -5,8 +5,8 @@
 // binary loads OpenBLAS and LibTorch, whose static thread-local storage alone nearly fills that, so glibc refuses
 // to create the threads (pthread_create: EINVAL) and the exposer cannot start in the process it is meant for.
 //
-// Requests are read up to 8 KiB with a 2 s timeout (a stuck client cannot hold the endpoint); anything but GET
-// is 405, any other path 404. Binds where it is told — the CLI defaults to loopback.
+// A request must arrive whole within 2 s and 8 KiB (a stuck or trickling client holds the endpoint 2 s at most,
+// and not past a stop); anything but GET or HEAD is 405, any other path 404. Binds where it is told — the CLI defaults to loopback.
 #pragma once
 
 #include <atomic>

@@ -7,6 +7,8 @@
 #include <mutex>
 #include <thread>
 
+#include <time.h>
+
 #include "common/numeric.h"
 
 namespace crmap::serve {
@@ -26,6 +28,13 @@ using Clock = std::chrono::steady_clock;
 
 // The longest the generator sleeps at once, so that a stop is noticed during a long gap between arrivals.
 constexpr double kSleepSliceUs = 20000;
+
+// CPU time of the whole process so far (every thread).
+double ProcessCpuUs() {
+  timespec now{};
+  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) * 1e6 + static_cast<double>(now.tv_nsec) / 1e3;
+}
 
 class Run {
  public:
@@ -65,6 +74,7 @@ class Run {
       start_changed.wait(lock, [&] { return warm == executors.size(); });
       warmup_us_ = options_.warmup ? std::chrono::duration<double, std::micro>(Clock::now() - begin).count() : 0;
       start_ = Clock::now();
+      cpu_at_start_us_ = ProcessCpuUs();
       started = true;
       start_changed.notify_all();
     }
@@ -76,6 +86,7 @@ class Run {
     result.batches = next_batch_id_;
     result.keep_warm_cpu_us = keep_warm_cpu_us_;
     result.warmup_us = warmup_us_;
+    result.process_cpu_us = ProcessCpuUs() - cpu_at_start_us_;
     result.batch_overhead_us = std::move(batch_overhead_us_);
     result.not_released = static_cast<int64_t>(stream_.requests.size()) - released_;
     double first = 1e300, last = 0;
@@ -345,6 +356,7 @@ class Run {
   int64_t next_batch_id_ = 0;
   double keep_warm_cpu_us_ = 0;
   double warmup_us_ = 0;
+  double cpu_at_start_us_ = 0;
   std::vector<double> batch_overhead_us_;  // under record_mutex_
   std::atomic<int64_t> arrivals_seen_{0};  // bumped on every release and at the end of arrivals
 

@@ -145,6 +145,8 @@ struct ServeResult {
   int64_t not_released = 0;            // stopped before their time (duration or stop)
   double keep_warm_cpu_us = 0;         // thread-microseconds executors spent keeping teams warm (thread_wait)
   double warmup_us = 0;                // the warm-up before the first arrival (0 without)
+  double process_cpu_us = 0;           // the process's CPU time (all threads) from the first arrival's clock to
+                                       // the end, the warm-up excluded
   // Per batch after a dispatcher's first: the runtime's own time between the executor returning from the
   // previous batch and starting this one, minus the time the dispatcher slept waiting for work or a batch delay
   // (and minus any keep-warm spin) — observe, records and telemetry, expiry, batching, both decisions, locks.

@@ -73,6 +73,7 @@ void TelemetryWriter::Write(const RequestRecord& record) {
 
 void TelemetryWriter::Flush() const {
   std::unique_lock<std::mutex> lock(mutex_);
+  flush_requested_ = true;
   changed_.notify_all();
   changed_.wait(lock, [&] { return queue_.empty() && in_flight_ == 0; });
 }
@@ -80,7 +81,9 @@ void TelemetryWriter::Flush() const {
 void TelemetryWriter::WriterLoop() {
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
-    changed_.wait_for(lock, kWriterPeriod, [&] { return stopping_ || queue_.size() >= kWakeWriterAt; });
+    changed_.wait_for(lock, kWriterPeriod,
+                      [&] { return stopping_ || flush_requested_ || queue_.size() >= kWakeWriterAt; });
+    flush_requested_ = false;
     if (queue_.empty()) {
       if (stopping_) return;  // everything written
       continue;

@@ -49,6 +49,7 @@ class TelemetryWriter {
   std::deque<RequestRecord> queue_;
   int64_t in_flight_ = 0;  // records taken from the queue and not yet written
   bool stopping_ = false;
+  mutable bool flush_requested_ = false;
   Status status_;
   int64_t lines_ = 0;
   int64_t dropped_ = 0;

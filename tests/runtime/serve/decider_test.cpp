@@ -29,8 +29,9 @@ TEST(DeciderTest, ThreadWaitValuesMapToKeepWarmTimes) {
   EXPECT_EQ(KeepWarmUs("spin_200us"), 200.0);
   EXPECT_EQ(KeepWarmUs("spin_2ms"), 2000.0);
   EXPECT_EQ(KeepWarmUs("spin_0us"), 0.0);
+  EXPECT_EQ(KeepWarmUs("spin_10000ms"), 1e7);  // the bound, 10 s
   EXPECT_TRUE(std::isinf(*KeepWarmUs("spin")));
-  for (const char* bad : {"", "spin_", "spin_us", "spin_-1us", "spin_2s", "spin_1.5ms", "spin_20000000us", "active",
+  for (const char* bad : {"", "spin_", "spin_us", "spin_-1us", "spin_2s", "spin_1.5ms", "spin_20000000us", "spin_10001ms", "active",
                           "spin_2msx", "Spin"})
     EXPECT_FALSE(KeepWarmUs(bad).has_value()) << bad;
   EXPECT_EQ(LimitsFromConfig("threads=2;thread_wait=spin_2ms", BatchLimits{}).keep_warm_us, 2000);

@@ -59,7 +59,7 @@ TEST(MetricsEndpointTest, AClientThatSaysNothingDoesNotHoldTheEndpoint) {
 }
 
 TEST(MetricsEndpointTest, BadAddressesAreNamed) {
-  for (const std::string address : {"127.0.0.1", ":9100", "127.0.0.1:", "no.such.host.invalid:9100",
+  for (const std::string address : {"127.0.0.1", ":9100", "127.0.0.1:",
                                     "127.0.0.1:notaport", "127.0.0.1:99999"}) {
     auto endpoint = MetricsEndpoint::Start(address, [] { return std::string(); });
     ASSERT_FALSE(endpoint.ok()) << address;

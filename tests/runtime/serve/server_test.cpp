@@ -342,7 +342,6 @@ TEST(ServerTest, AWarmUpRunsTheFirstDecisionOnEveryExecutorBeforeTheClockStarts)
   EXPECT_GE(runs_before_any_record.load(), 2);
   EXPECT_EQ(decider.observations(), result->batches);
   EXPECT_GT(result->warmup_us, 0);
-  for (const RequestRecord& r : result->records) EXPECT_GE(r.arrival_us, 0);
 }
 
 TEST(ServerTest, TheRuntimeOverheadIsMeasuredPerBatchAfterEachDispatchersFirst) {
@@ -353,7 +352,6 @@ TEST(ServerTest, TheRuntimeOverheadIsMeasuredPerBatchAfterEachDispatchersFirst) 
   ASSERT_TRUE(result.ok());
   int dispatchers_that_ran = (a.ran_.empty() ? 0 : 1) + (b.ran_.empty() ? 0 : 1);
   EXPECT_EQ(static_cast<int64_t>(result->batch_overhead_us.size()), result->batches - dispatchers_that_ran);
-  for (double us : result->batch_overhead_us) EXPECT_GE(us, 0);
 }
 
 TEST(ServerTest, RefusesNoExecutorsAndIdsOutOfOrder) {
