@@ -2,7 +2,9 @@
 # The serving runtime's own cost per batch (summary field overhead_us: observe, records and telemetry, expiry,
 # batching, both decisions, locks — kernel time excluded), next to the kernel time (service_us), on bert_ffn
 # under the built-in scenario bert_ffn_chat_to_docs for 10 s: modes default and triton, telemetry off and on,
-# interleaved over ROUNDS rounds. Prints the median over rounds of each quantile.
+# interleaved over ROUNDS rounds; then a burst of 3,000 requests all queued at t=0 on the small
+# tests/data/tiny_mlp.json (kernels of ~10-25 us, so the runtime's own path is what is measured) at 1 and 2
+# threads. Prints the median over rounds of each quantile.
 # Usage: experiments/serve/overhead.sh [ROUNDS]   (default 2)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -22,6 +24,19 @@ for ((r = 0; r < rounds; ++r)); do
       >"$work/$name.$r.json" 2>/dev/null
   done
 done
+python3 - "$work/burst.jsonl" <<'PY'
+import json, sys
+with open(sys.argv[1], "w") as f:
+    for i in range(3000):
+        f.write(json.dumps({"t_us": 0.0, "dims": {"batch": 1 + i % 8}, "stream": 0, "phase": 0}) + "\n")
+PY
+for ((r = 0; r < rounds; ++r)); do
+  for threads in 1 2; do
+    "$crmap" serve -w "$root/tests/data/tiny_mlp.json" --requests "$work/burst.jsonl" --mode static \
+      -c "threads=$threads;batch=1" --json >"$work/burst-${threads}t.$r.json" 2>/dev/null
+  done
+done
+setups+=("burst-1t" "burst-2t")
 python3 - "$work" "$rounds" "${setups[@]}" <<'PY'
 import json, statistics, sys
 work, rounds, names = sys.argv[1], int(sys.argv[2]), sys.argv[3:]

@@ -130,28 +130,56 @@ std::optional<Batch> Scheduler::NextBatch(double now_us,
   limits.max_batch = std::max(limits.max_batch, 1);
   limits.max_delay_us = std::max(limits.max_delay_us, 0.0);
 
-  // Compatible requests in serving order: not delayed first, then priority, then arrival.
-  struct Slot {
-    std::tuple<bool, int, double, int64_t> key;
-    size_t queue, index;
-  };
-  std::vector<Slot> slots;
-  for (size_t s = 0; s < queues_.size(); ++s)
-    for (size_t i = 0; i < queues_[s].size(); ++i) {
-      const QueuedRequest& q = queues_[s][i];
-      if (q.delayed && !head.delayed) continue;  // timed out: served only when nothing fresh waits
-      if (Compatible(head.request.dims, q.request.dims))
-        slots.push_back({{q.delayed, settings_[s].priority, q.enqueued_us, q.request.id}, s, i});
+  // Compatible requests in serving order — not delayed first, then priority, then arrival — merged from the
+  // per-stream queues, each already in that order (its fresh part, then its delayed prefix), and only as far as
+  // the batch needs: the cost per batch grows with the batch, not with the queues.
+  struct Cursor {
+    size_t queue, position = 0, fresh_begin = 0, count = 0;  // position-th of the stream's order
+    size_t Index() const {
+      const size_t fresh = count - fresh_begin;
+      return position < fresh ? fresh_begin + position : position - fresh;
     }
-  std::sort(slots.begin(), slots.end(), [](const Slot& a, const Slot& b) { return a.key < b.key; });
-
+  };
+  std::vector<Cursor> cursors;
+  for (size_t s = 0; s < queues_.size(); ++s) {
+    if (queues_[s].empty()) continue;
+    Cursor c;
+    c.queue = s;
+    c.fresh_begin = DelayedPrefix(queues_[s]);
+    c.count = queues_[s].size();
+    cursors.push_back(c);
+  }
+  // Timed-out (delayed) requests are served only when nothing fresh waits — the head is then one of them.
+  auto next_compatible = [&](Cursor& c) {
+    const std::deque<QueuedRequest>& queue = queues_[c.queue];
+    const size_t end = head.delayed ? c.count : c.count - c.fresh_begin;
+    while (c.position < end && !Compatible(head.request.dims, queue[c.Index()].request.dims)) ++c.position;
+    return c.position < end;
+  };
   const bool sums = !rule_.sum_dim.empty() && head.request.dims.count(rule_.sum_dim);
   int64_t sum = 0;
-  std::vector<const Slot*> chosen;
+  struct Chosen {
+    size_t queue, index;
+  };
+  std::vector<Chosen> chosen;
   bool blocked = false;  // a compatible request did not fit the summing dim
-  for (const Slot& slot : slots) {
+  for (;;) {
     if (static_cast<int>(chosen.size()) == limits.max_batch) break;
-    const QueuedRequest& q = queues_[slot.queue][slot.index];
+    Cursor* best = nullptr;
+    std::tuple<bool, int, double, int64_t> best_key;
+    for (Cursor& c : cursors) {
+      if (!next_compatible(c)) continue;
+      const QueuedRequest& q = queues_[c.queue][c.Index()];
+      auto key = std::make_tuple(q.delayed, settings_[c.queue].priority, q.enqueued_us, q.request.id);
+      if (!best || key < best_key) {
+        best = &c;
+        best_key = key;
+      }
+    }
+    if (!best) break;
+    const size_t index = best->Index();
+    ++best->position;
+    const QueuedRequest& q = queues_[best->queue][index];
     if (sums) {
       const int64_t value = q.request.dims.at(rule_.sum_dim);
       if (rule_.sum_max > 0 && sum + value > rule_.sum_max && !chosen.empty()) {
@@ -160,7 +188,7 @@ std::optional<Batch> Scheduler::NextBatch(double now_us,
       }
       sum += value;
     }
-    chosen.push_back(&slot);
+    chosen.push_back({best->queue, index});
   }
   const bool full = static_cast<int>(chosen.size()) == limits.max_batch || blocked;
   const double release_at = head.enqueued_us + limits.max_delay_us;
@@ -176,9 +204,9 @@ std::optional<Batch> Scheduler::NextBatch(double now_us,
   if (sums) batch.dims[rule_.sum_dim] = sum;
   // Take the chosen requests out, the highest index of each queue first so that the others stay valid.
   std::vector<std::pair<size_t, size_t>> positions;
-  for (const Slot* slot : chosen) {
-    batch.requests.push_back(queues_[slot->queue][slot->index]);
-    positions.emplace_back(slot->queue, slot->index);
+  for (const Chosen& c : chosen) {
+    batch.requests.push_back(queues_[c.queue][c.index]);
+    positions.emplace_back(c.queue, c.index);
   }
   std::sort(positions.begin(), positions.end(), std::greater<>());
   for (const auto& [queue, index] : positions) queues_[queue].erase(queues_[queue].begin() + index);

@@ -1,5 +1,6 @@
 #include "runtime/serve/scheduler.h"
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -224,6 +225,55 @@ TEST(SchedulerTest, EveryArrivalLeavesExactlyOnceUnderRandomLoad) {
       }
     }
     for (int i = 0; i < 400; ++i) ASSERT_EQ(seen[i], 1) << "request " << i << ", seed " << seed;
+  }
+}
+
+// The batcher against a brute-force model of its rule (every queued request sorted by priority, then arrival;
+// the head first; compatible requests taken in that order while the summing dim fits, up to max_batch) on random
+// queues of three streams with priorities, no timeouts: same requests, same order, every time.
+TEST(SchedulerTest, BatchesMatchABruteForceModelOfTheRule) {
+  for (uint32_t seed = 1; seed <= 40; ++seed) {
+    std::mt19937 rng(seed);
+    std::vector<StreamSettings> streams(3);
+    for (auto& s : streams) s.priority = static_cast<int>(rng() % 3);
+    const int64_t sum_max = 64 + rng() % 200;
+    Scheduler scheduler(streams, BatchRule{"tokens", sum_max});
+    struct Queued {
+      ServeRequest request;
+      double at;
+    };
+    std::vector<Queued> model;
+    double now = 0;
+    for (int64_t id = 0; id < 300; ++id) {
+      now += 1;
+      ServeRequest r = Request(id, 1 + rng() % 100, static_cast<int>(rng() % 3), 64 << (rng() % 2));
+      ASSERT_FALSE(scheduler.Arrive(r, now).has_value());
+      model.push_back({r, now});
+      if (rng() % 3 != 0) continue;
+      const int max_batch = 1 + static_cast<int>(rng() % 6);
+      auto batch = scheduler.NextBatch(now, Limits(max_batch, 0));
+      ASSERT_TRUE(batch.has_value());
+      // The model.
+      std::vector<Queued> order = model;
+      std::stable_sort(order.begin(), order.end(), [&](const Queued& a, const Queued& b) {
+        return std::make_tuple(streams[a.request.stream].priority, a.at, a.request.id) <
+               std::make_tuple(streams[b.request.stream].priority, b.at, b.request.id);
+      });
+      const ServeRequest& head = order.front().request;
+      std::vector<int64_t> expected;
+      int64_t sum = 0;
+      for (const Queued& q : order) {
+        if (static_cast<int>(expected.size()) == max_batch) break;
+        if (q.request.dims.at("seq") != head.dims.at("seq")) continue;
+        const int64_t tokens = q.request.dims.at("tokens");
+        if (!expected.empty() && sum + tokens > sum_max) continue;
+        sum += tokens;
+        expected.push_back(q.request.id);
+      }
+      ASSERT_EQ(Ids(*batch), expected) << "seed " << seed << ", after request " << id;
+      for (int64_t taken : expected)
+        model.erase(std::find_if(model.begin(), model.end(), [&](const Queued& q) { return q.request.id == taken; }));
+    }
   }
 }
 
