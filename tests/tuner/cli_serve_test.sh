@@ -106,10 +106,16 @@ PY
 }
 check "metrics file: promtool accepts it, counts = summary" check_metrics "$WORK/triton.prom" "$WORK/triton.json"
 # --thread-wait spin: between batches the default plan's team (all cores) spins until the next request; the CPU
-# it burnt is reported (nothing to keep warm on a 1-core host).
-run "serve --thread-wait spin" "$WORK/spin.out" serve -w "$TINY" --requests "$WORK/trace.jsonl" --thread-wait spin \
+# it burnt is reported (nothing to keep warm on a 1-core host). 20 requests 20 ms apart, so that the executor is
+# idle between them however loaded the machine is.
+"$python" -c '
+import json, sys
+with open(sys.argv[1], "w") as f:
+    for i in range(20):
+        f.write(json.dumps({"t_us": i * 20000.0, "dims": {"batch": 4}, "stream": 0, "phase": 0}) + "\n")' "$WORK/sparse.jsonl"
+run "serve --thread-wait spin" "$WORK/spin.out" serve -w "$TINY" --requests "$WORK/sparse.jsonl" --thread-wait spin \
   --summary "$WORK/spin.json" --telemetry "$WORK/spin.jsonl"
-check "spin: every request ends once" check_run "$WORK/spin.json" "$WORK/spin.jsonl" 400
+check "spin: every request ends once" check_run "$WORK/spin.json" "$WORK/spin.jsonl" 20
 check "spin: the keep-warm CPU is reported" json_check "$WORK/spin.json" 'c = d["cpu"]; assert c["process_s"] > 0, c; assert (c["keep_warm_s"] > 0) == (d["host"]["cores"] > 1), c'
 check "passive: no keep-warm CPU" json_check "$WORK/default.json" 'assert d["cpu"]["keep_warm_s"] == 0, d["cpu"]'
 expect_bad "--thread-wait unknown" "spin_<N>us" serve -w "$TINY" --requests "$WORK/trace.jsonl" --thread-wait active

@@ -289,9 +289,9 @@ TEST(ServerTest, AStopDuringTheDrainRejectsWhatIsStillQueued) {
 }
 
 TEST(ServerTest, ASpinningDecisionKeepsTheTeamWarmUntilTheNextArrival) {
-  // Requests every 3 ms, served in 50 us: the executor is idle between them. Spinning "forever" must end at each
-  // next arrival (or the end of the run), never hold a request back.
-  RequestStream stream = Stream(20, 3000);
+  // Requests every 10 ms, served in 50 us: the executor is idle between them. Spinning "forever" must end at
+  // each next arrival (or the end of the run), never hold a request back.
+  RequestStream stream = Stream(20, 10000);
   BatchLimits limits{1, 0};
   limits.keep_warm_us = std::numeric_limits<double>::infinity();
   FixedDecider decider(limits);
