@@ -199,7 +199,6 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
   }
   for (auto& e : executors) executor_ptrs.push_back(e.get());
 
-
   std::unique_ptr<serve::ServeMetrics> metrics;
   if (!o.metrics_address.empty() || !o.metrics_path.empty()) {
     serve::MetricsOptions metrics_options;
@@ -306,9 +305,10 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
   json["executor"] = o.executor;
   json["executors"] = executors.size();
   const double wall_s = report.summary.wall_s;
+  const double utilisation = wall_s > 0 ? cpu_us / 1e6 / (wall_s * host.cores) : 0.0;
   json["warmup_ms"] = result.warmup_us / 1e3;
   json["cpu"] = {{"process_s", cpu_us / 1e6},
-                 {"utilisation", wall_s > 0 ? cpu_us / 1e6 / (wall_s * host.cores) : 0.0},
+                 {"utilisation", utilisation},
                  {"keep_warm_s", result.keep_warm_cpu_us / 1e6},
                  {"per_request_us", report.summary.completed > 0 ? cpu_us / report.summary.completed : 0.0}};
   json["host"] = {{"cpu", host.cpu}, {"isa", host.isa}, {"cores", host.cores}, {"onednn", host.onednn_version}};
@@ -341,7 +341,7 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
                 static_cast<long long>(report.plans.substitutions), static_cast<long long>(report.plans.evictions));
   report.text += line;
   std::snprintf(line, sizeof line, "cpu: %.2f s (%.0f%% of %d cores over the run), %.2f s of it keeping thread "
-                "teams warm\n", cpu_us / 1e6, wall_s > 0 ? 100 * cpu_us / 1e6 / (wall_s * host.cores) : 0.0,
+                "teams warm\n", cpu_us / 1e6, 100 * utilisation,
                 host.cores, result.keep_warm_cpu_us / 1e6);
   report.text += line;
   return report;

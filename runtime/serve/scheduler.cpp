@@ -28,6 +28,12 @@ size_t DelayedPrefix(const std::deque<QueuedRequest>& queue) {
   return n;
 }
 
+// Serving order: not delayed first, then the stream's priority, then arrival (id breaks ties).
+using ServingKey = std::tuple<bool, int, double, int64_t>;
+ServingKey KeyOf(const QueuedRequest& q, int priority) {
+  return {q.delayed, priority, q.enqueued_us, q.request.id};
+}
+
 }  // namespace
 
 Scheduler::Scheduler(std::vector<StreamSettings> streams, BatchRule rule)
@@ -92,13 +98,13 @@ double Scheduler::NextTimeout() const {
 
 int Scheduler::HeadQueue() const {
   int best = -1;
-  std::tuple<bool, int, double, int64_t> best_key;
+  ServingKey best_key;
   for (size_t s = 0; s < queues_.size(); ++s) {
     const std::deque<QueuedRequest>& queue = queues_[s];
     if (queue.empty()) continue;
     const size_t first = DelayedPrefix(queue);
     const QueuedRequest& candidate = first < queue.size() ? queue[first] : queue.front();
-    auto key = std::make_tuple(candidate.delayed, settings_[s].priority, candidate.enqueued_us, candidate.request.id);
+    const ServingKey key = KeyOf(candidate, settings_[s].priority);
     if (best < 0 || key < best_key) {
       best = static_cast<int>(s);
       best_key = key;
@@ -166,11 +172,11 @@ std::optional<Batch> Scheduler::NextBatch(double now_us,
   for (;;) {
     if (static_cast<int>(chosen.size()) == limits.max_batch) break;
     Cursor* best = nullptr;
-    std::tuple<bool, int, double, int64_t> best_key;
+    ServingKey best_key;
     for (Cursor& c : cursors) {
       if (!next_compatible(c)) continue;
       const QueuedRequest& q = queues_[c.queue][c.Index()];
-      auto key = std::make_tuple(q.delayed, settings_[c.queue].priority, q.enqueued_us, q.request.id);
+      const ServingKey key = KeyOf(q, settings_[c.queue].priority);
       if (!best || key < best_key) {
         best = &c;
         best_key = key;
