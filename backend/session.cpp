@@ -123,6 +123,16 @@ Status CheckTorchModelFits(const Workload& workload, const SearchSpace& space, c
 }
 
 
+double RatioToAnchor(const CandidateResult& result, Objective objective) {
+  if (result.status != CandidateStatus::kOk) return 0;
+  switch (objective) {
+    case Objective::kMedian: return result.ratio_to_anchor.rounds > 0 ? result.ratio_to_anchor.median : 0;
+    case Objective::kP95: return result.p95_ratio_to_anchor;
+    case Objective::kP99: return result.p99_ratio_to_anchor;
+  }
+  return 0;
+}
+
 const char* CandidateStatusName(CandidateStatus status) {
   switch (status) {
     case CandidateStatus::kOk: return "ok";
@@ -352,6 +362,10 @@ std::vector<CandidateResult> MeasurementSession::Compare(const std::vector<Confi
     if (anchored && outcomes[0].status.ok() && !outcomes[0].timed_out) {
       r.ratio_to_anchor = outcomes[j].ratio_to_anchor;
       r.anchor_label = results[0].label;
+      const LatencyStats& anchor = outcomes[0].latency;
+      const LatencyStats& mine = outcomes[j].latency;
+      if (mine.rounds > 0 && anchor.p95_us > 0) r.p95_ratio_to_anchor = mine.p95_us / anchor.p95_us;
+      if (mine.rounds > 0 && anchor.p99_us > 0) r.p99_ratio_to_anchor = mine.p99_us / anchor.p99_us;
     }
   }
   return results;

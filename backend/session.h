@@ -18,8 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "backend/measurer.h"
 #include "backend/hang_watchdog.h"
+#include "backend/measurer.h"
+#include "backend/objective.h"
 #include "backend/plan.h"
 #include "backend/peer.h"
 #include "backend/plan_compiler.h"
@@ -44,13 +45,20 @@ struct CandidateResult {
   LatencyStats latency;       // hot samples: each right after an untimed call of the same config
   LatencyStats cold_latency;  // samples after the process idled (its thread team asleep); rounds 0 if none
   int cold_not_idle = 0;      // cold samples dropped: the process never went idle
-  RatioStats ratio_to_anchor;
+  RatioStats ratio_to_anchor;  // per-round ratios to the anchor (its median: the median objective's ratio)
+  // This candidate's p95 (p99) latency / the anchor's, over the same interleaved rounds; 0 without an anchor.
+  double p95_ratio_to_anchor = 0, p99_ratio_to_anchor = 0;
   std::string anchor_label;   // empty when there is no anchor to refer to
   bool validated = false;     // compared with the LibTorch f32 reference (false with validate off)
   ErrorStats error;           // vs the f32 reference (all 0 for the baseline that is the reference)
   double accuracy_budget = 0; // the bound on error.scaled this config's precision had
   PlanInfo plan;              // empty for the baseline
 };
+
+// The candidate's latency at `objective` / the anchor's, measured side by side: the median of the per-round ratios
+// for the median, the ratio of the two tails for p95 / p99 (a tail is a property of many rounds, not of one).
+// 0 when unknown (no anchor, or the candidate failed).
+double RatioToAnchor(const CandidateResult& result, Objective objective);
 
 // A LibTorch model of the graph holds its f32 weights, inputs and outputs at least; they are checked against the
 // larger of `memory_budget_bytes` and the space's budget before any is generated (ResourceExhausted naming the

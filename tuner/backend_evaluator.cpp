@@ -16,14 +16,15 @@ EvalStatus ToEvalStatus(CandidateStatus status) {
   return EvalStatus::kError;
 }
 
-Evaluation ToEvaluation(const CandidateResult& result) {
+Evaluation ToEvaluation(const CandidateResult& result, Objective objective) {
   Evaluation e;
   e.status = ToEvalStatus(result.status);
   e.message = result.message;
   if (result.status == CandidateStatus::kOk) {
     e.median_us = result.latency.median_us;
     e.p99_us = result.latency.p99_us;
-    if (result.ratio_to_anchor.rounds > 0 && result.ratio_to_anchor.median > 0) e.speedup = 1 / result.ratio_to_anchor.median;
+    const double ratio = RatioToAnchor(result, objective);
+    if (ratio > 0) e.speedup = 1 / ratio;
   }
   return e;
 }
@@ -68,7 +69,7 @@ std::vector<Evaluation> BackendEvaluator::Evaluate(const std::vector<Candidate>&
     for (size_t i : members) {
       const CandidateResult& r = candidates[i].config == anchor ? results[0] : results[next++];
       last_results_[i] = r;
-      evaluations[i] = ToEvaluation(r);
+      evaluations[i] = ToEvaluation(r, options_.objective);
     }
   }
   return evaluations;

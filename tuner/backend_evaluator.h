@@ -20,6 +20,7 @@ namespace crmap {
 
 struct BackendEvaluatorOptions {
   SessionOptions session;  // rounds, warm-up, timeout, compile options, validation
+  Objective objective = Objective::kMedian;  // which latency statistic the speedup compares
   size_t max_sessions = 16;  // shapes whose LibTorch reference stays cached
 };
 
@@ -48,7 +49,8 @@ class BackendEvaluator : public Evaluator {
 
 // Maps the backend's status to the agents' mirror of it.
 EvalStatus ToEvalStatus(CandidateStatus status);
-// An Evaluation from a backend result: speedup from the per-round ratio to the anchor when there is one.
-Evaluation ToEvaluation(const CandidateResult& result);
+// An Evaluation from a backend result: speedup = 1 / RatioToAnchor(result, objective) when there is an anchor
+// (the anchor itself: 1).
+Evaluation ToEvaluation(const CandidateResult& result, Objective objective = Objective::kMedian);
 
 }  // namespace crmap

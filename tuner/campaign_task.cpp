@@ -123,6 +123,10 @@ namespace {
 
 Status RunResolvedTask(const TuneTask& task, const ResolvedTask& resolved, const TaskSettings& settings,
                        TaskReport* report) {
+  if (settings.rounds < MinimumRounds(settings.objective))
+    return Status::InvalidArgument(Format("objective %s needs >= %d rounds per candidate, got %d",
+                                          ObjectiveName(settings.objective), MinimumRounds(settings.objective),
+                                          settings.rounds));
   const Workload& workload = resolved.workload;
   const SearchSpace& space = resolved.space;
   const std::vector<Dims>& shapes = resolved.shapes;
@@ -145,13 +149,14 @@ Status RunResolvedTask(const TuneTask& task, const ResolvedTask& resolved, const
   std::map<std::string, size_t>& spent_ok = state.spent_ok;
   std::set<std::string>& confirmed_shapes = state.confirmed_shapes;
   std::set<std::string>& anchored = state.anchored;
-  std::vector<std::pair<Candidate, Evaluation>> history = ObservationsFromRecords(space, records);
+  std::vector<std::pair<Candidate, Evaluation>> history = ObservationsFromRecords(space, records, settings.objective);
 
   CRMAP_ASSIGN_OR_RETURN(TuningDbWriter writer, TuningDbWriter::Open(settings.db));
   BackendEvaluatorOptions evaluator_options;
   evaluator_options.session = settings.session;
   evaluator_options.session.measure.rounds = settings.rounds;
   evaluator_options.session.measure.warmup = settings.warmup;
+  evaluator_options.objective = settings.objective;
   BackendEvaluator evaluator(workload, space, evaluator_options);
 
   RecordContext record_context;
@@ -270,22 +275,21 @@ Status RunResolvedTask(const TuneTask& task, const ResolvedTask& resolved, const
                        CandidateStatusName(peer.status), peer.message);
           continue;
         }
-        if (peer.ratio_to_anchor.rounds > 0 &&
-            (!torch || peer.ratio_to_anchor.median < torch->ratio_to_anchor.median))
-          torch = &peer;
+        const double ratio = RatioToAnchor(peer, settings.objective);
+        if (ratio > 0 && (!torch || ratio < RatioToAnchor(*torch, settings.objective))) torch = &peer;
       }
       const CandidateResult* best = nullptr;
       for (size_t i = 0; i < configs.size(); ++i) {
         const CandidateResult& r = confirmed[i];
-        if (r.status != CandidateStatus::kOk || r.ratio_to_anchor.rounds == 0) continue;
-        if (!best || r.ratio_to_anchor.median < best->ratio_to_anchor.median) best = &r;
+        const double ratio = RatioToAnchor(r, settings.objective);
+        if (ratio > 0 && (!best || ratio < RatioToAnchor(*best, settings.objective))) best = &r;
       }
       if (best) {
         best_config = best->config;
         median = best->latency.median_us;
         p99 = best->latency.p99_us;
-        vs_default = 1 / best->ratio_to_anchor.median;
-        if (torch) vs_libtorch = torch->ratio_to_anchor.median / best->ratio_to_anchor.median;
+        vs_default = 1 / RatioToAnchor(*best, settings.objective);
+        if (torch) vs_libtorch = RatioToAnchor(*torch, settings.objective) / RatioToAnchor(*best, settings.objective);
       }
     }
     table.AddRow({key, ShortConfigLabel(space, best_config), Format("%.1f", median), Format("%.1f", p99),
@@ -300,7 +304,7 @@ Status RunResolvedTask(const TuneTask& task, const ResolvedTask& resolved, const
   report->json = {{"campaign", settings.campaign}, {"workload", workload.name()}, {"agent", agent->name()},
                   {"db", settings.db}, {"measured_now", outcome.measured_now},
                   {"measured_total", outcome.measured_total}, {"end", CampaignEndName(outcome.end)},
-                  {"shapes", shapes_json}};
+                  {"objective", ObjectiveName(settings.objective)}, {"shapes", shapes_json}};
   report->text = Format("\n%s: %s, agent %s, %zu measurements (%zu this run), ended: %s\n", settings.campaign.c_str(),
                         workload.name().c_str(), agent->name().c_str(), outcome.measured_total, outcome.measured_now,
                         CampaignEndName(outcome.end)) +
@@ -311,7 +315,13 @@ Status RunResolvedTask(const TuneTask& task, const ResolvedTask& resolved, const
                  (confirmed_earlier ? "nothing new was measured: the final confirmation that already ran is not "
                                       "repeated (see 'crmap db best')\n"
                                     : "") +
-                 "measured: this campaign's measurements at the shape\n";
+                 "measured: this campaign's measurements at the shape\n" +
+                 (settings.objective == Objective::kMedian
+                      ? std::string()
+                      : Format("objective: %s latency (best and speedups compare %s latencies measured side by side, "
+                               "%d rounds each)\n",
+                               ObjectiveName(settings.objective), ObjectiveName(settings.objective),
+                               settings.rounds));
   return Status::Ok();
 }
 

@@ -29,8 +29,9 @@ namespace crmap {
 struct TaskSettings {
   std::string campaign;  // recorded with every measurement
   std::string db;
-  int rounds = 10;
+  int rounds = 10;  // a tail objective needs MinimumRounds(objective)
   int warmup = 2;
+  Objective objective = Objective::kMedian;  // the latency statistic agents and the confirmation compare
   size_t batch = 8;
   uint64_t seed = 1;
   double time_limit_s = 0;

@@ -19,8 +19,8 @@ bool BetterScore(const ConfigScore& a, const ConfigScore& b) {
   const bool ka = std::isfinite(a.speedup), kb = std::isfinite(b.speedup);
   if (ka != kb) return ka;
   if (ka && a.speedup != b.speedup) return a.speedup > b.speedup;
-  if (std::isfinite(a.median_us) != std::isfinite(b.median_us)) return std::isfinite(a.median_us);
-  return a.median_us < b.median_us;
+  if (std::isfinite(a.objective_us) != std::isfinite(b.objective_us)) return std::isfinite(a.objective_us);
+  return a.objective_us < b.objective_us;
 }
 
 const ConfigScore* ShapeScores::Best() const {
@@ -35,25 +35,52 @@ const ConfigScore* ShapeScores::Find(const std::string& config) const {
   return it == configs.end() ? nullptr : &it->second;
 }
 
-double RecordSpeedup(const TuningRecord& r, const DefaultPredicate& is_default, double default_median_us,
-                     bool* in_run) {
+double RecordLatencyAt(const TuningRecord& record, Objective objective) {
+  if (objective != Objective::kMedian && record.rounds < MinimumRounds(objective))
+    return std::numeric_limits<double>::quiet_NaN();
+  switch (objective) {
+    case Objective::kMedian: return record.median_us;
+    case Objective::kP95: return record.p95_us;
+    case Objective::kP99: return record.p99_us;
+  }
+  return record.median_us;
+}
+
+namespace {
+
+double RatioToAnchorAt(const TuningRecord& record, Objective objective) {
+  if (objective != Objective::kMedian && record.rounds < MinimumRounds(objective))
+    return std::numeric_limits<double>::quiet_NaN();
+  switch (objective) {
+    case Objective::kMedian: return record.ratio_to_anchor;
+    case Objective::kP95: return record.p95_ratio_to_anchor;
+    case Objective::kP99: return record.p99_ratio_to_anchor;
+  }
+  return record.ratio_to_anchor;
+}
+
+}  // namespace
+
+double RecordSpeedup(const TuningRecord& r, const DefaultPredicate& is_default, double default_latency_us,
+                     bool* in_run, Objective objective) {
   *in_run = false;
   if (r.status != "ok") return std::numeric_limits<double>::quiet_NaN();
   if (is_default(r.config)) {
     *in_run = true;
     return 1.0;
   }
-  if (std::isfinite(r.ratio_to_anchor) && r.ratio_to_anchor > 0 && is_default(r.anchor)) {
+  const double ratio = RatioToAnchorAt(r, objective);
+  if (std::isfinite(ratio) && ratio > 0 && is_default(r.anchor)) {
     *in_run = true;
-    return 1.0 / r.ratio_to_anchor;
+    return 1.0 / ratio;
   }
-  if (std::isfinite(default_median_us) && std::isfinite(r.median_us) && r.median_us > 0)
-    return default_median_us / r.median_us;
+  const double latency = RecordLatencyAt(r, objective);
+  if (std::isfinite(default_latency_us) && std::isfinite(latency) && latency > 0) return default_latency_us / latency;
   return std::numeric_limits<double>::quiet_NaN();
 }
 
 std::map<Dims, ShapeScores> ScoreConfigs(const std::vector<const TuningRecord*>& records,
-                                        const DefaultPredicate& is_default) {
+                                        const DefaultPredicate& is_default, Objective objective) {
   std::map<Dims, std::vector<const TuningRecord*>> by_shape;
   for (const TuningRecord* r : records)
     if (!r->baseline) by_shape[r->dims].push_back(r);
@@ -61,13 +88,17 @@ std::map<Dims, ShapeScores> ScoreConfigs(const std::vector<const TuningRecord*>&
   for (const auto& [dims, at_shape] : by_shape) {
     ShapeScores& shape = out[dims];
     shape.dims = dims;
-    std::vector<double> default_medians;
+    std::vector<double> default_medians, default_objectives;
     for (const TuningRecord* r : at_shape)
-      if (r->status == "ok" && is_default(r->config)) default_medians.push_back(r->median_us);
+      if (r->status == "ok" && is_default(r->config)) {
+        default_medians.push_back(r->median_us);
+        default_objectives.push_back(RecordLatencyAt(*r, objective));
+      }
     shape.default_median_us = Median(default_medians);
+    shape.default_objective_us = Median(default_objectives);
 
     struct Samples {
-      std::vector<double> speedups, medians, p99s;
+      std::vector<double> speedups, medians, p99s, objectives;
       size_t in_run = 0;
     };
     std::map<std::string, Samples> samples;
@@ -87,8 +118,9 @@ std::map<Dims, ShapeScores> ScoreConfigs(const std::vector<const TuningRecord*>&
       Samples& s = samples[r->config];
       s.medians.push_back(r->median_us);
       s.p99s.push_back(r->p99_us);
+      s.objectives.push_back(RecordLatencyAt(*r, objective));
       bool in_run = false;
-      double speedup = RecordSpeedup(*r, is_default, shape.default_median_us, &in_run);
+      double speedup = RecordSpeedup(*r, is_default, shape.default_objective_us, &in_run, objective);
       if (std::isfinite(speedup)) {
         s.speedups.push_back(speedup);
         s.in_run += in_run;
@@ -99,6 +131,7 @@ std::map<Dims, ShapeScores> ScoreConfigs(const std::vector<const TuningRecord*>&
       score.speedup = Median(s.speedups);
       score.median_us = Median(s.medians);
       score.p99_us = Median(s.p99s);
+      score.objective_us = Median(s.objectives);
       if (std::isfinite(score.speedup))
         score.basis = s.in_run == s.speedups.size() ? SpeedupBasis::kInRun : SpeedupBasis::kAcrossRuns;
     }
@@ -106,7 +139,8 @@ std::map<Dims, ShapeScores> ScoreConfigs(const std::vector<const TuningRecord*>&
   return out;
 }
 
-std::map<Dims, ShapeScores> ScoreConfigs(const SearchSpace& space, const std::vector<TuningRecord>& records) {
+std::map<Dims, ShapeScores> ScoreConfigs(const SearchSpace& space, const std::vector<TuningRecord>& records,
+                                        Objective objective) {
   std::vector<const TuningRecord*> parsed;
   std::map<std::string, bool> is_default_cache;
   const Config defaults = space.Default();
@@ -126,7 +160,7 @@ std::map<Dims, ShapeScores> ScoreConfigs(const SearchSpace& space, const std::ve
     if (it != is_default_cache.end()) return it->second;
     return config == canonical_default;
   };
-  return ScoreConfigs(parsed, is_default);
+  return ScoreConfigs(parsed, is_default, objective);
 }
 
 }  // namespace crmap

@@ -2,14 +2,17 @@
 // records. `db best`, the replay evaluator, the policy trainer (its table, static plan and fallback) and
 // `evaluate` all rank by it, so two commands never disagree about which config is best.
 //
-// The rule, per shape:
-//   - a record's speedup over the default config: 1 for the default itself; 1 / ratio_to_anchor when it was
-//     measured in the same rounds as the default (its anchor); otherwise the median latency of the default's ok
-//     records at that shape / the record's median latency (a ratio across runs: weaker evidence);
+// The rule, per shape, at an objective (median latency unless asked for p95 or p99; backend/objective.h):
+//   - a record's speedup over the default config: 1 for the default itself; 1 / its ratio to the anchor at the
+//     objective when it was measured in the same rounds as the default (its anchor: the median of the per-round
+//     ratios, or the ratio of the two tails); otherwise the default's latency at the objective (the median over
+//     the default's ok records at that shape) / the record's (a ratio across runs: weaker evidence);
 //   - a config's speedup: the median of its ok records' speedups; its basis is "in run" when every one of them
-//     was, else "across runs"; its median and p99 latency: the medians over its ok records;
+//     was, else "across runs"; its median, p99 and objective latency: the medians over its ok records;
+//   - at a tail objective, a record of fewer rounds than it needs (MinimumRounds) has no tail figure: it counts
+//     as ran, with an unknown speedup;
 //   - a config with no ok record at the shape failed there (its first failure's status and message are kept);
-//   - the best config: a known speedup over none, then the larger speedup, then the smaller median latency.
+//   - the best config: a known speedup over none, then the larger speedup, then the smaller objective latency.
 // Baseline (peer) rows are not configs and are left out. Pure functions; thread-safe.
 #pragma once
 
@@ -19,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/objective.h"
 #include "search_space/search_space.h"
 #include "tuner/tuning_db.h"
 
@@ -33,6 +37,7 @@ struct ConfigScore {
   double speedup = std::numeric_limits<double>::quiet_NaN();
   double median_us = std::numeric_limits<double>::quiet_NaN();
   double p99_us = std::numeric_limits<double>::quiet_NaN();
+  double objective_us = std::numeric_limits<double>::quiet_NaN();  // latency at the objective scored by
   SpeedupBasis basis = SpeedupBasis::kNone;
   size_t ok = 0;      // ok records
   size_t failed = 0;  // records of any other status
@@ -49,6 +54,7 @@ struct ShapeScores {
   size_t records = 0;  // of configs (baselines excluded)
   size_t ok = 0;
   double default_median_us = std::numeric_limits<double>::quiet_NaN();  // NaN: the default never ran here
+  double default_objective_us = std::numeric_limits<double>::quiet_NaN();  // ... at the objective
   std::map<std::string, ConfigScore> configs;  // by config string
 
   // The best config that ran, or nullptr.
@@ -61,13 +67,19 @@ using DefaultPredicate = std::function<bool(const std::string& config)>;
 
 // Scores by shape (ordered by dims) over `records`, which should all be of one workload and space.
 std::map<Dims, ShapeScores> ScoreConfigs(const std::vector<const TuningRecord*>& records,
-                                        const DefaultPredicate& is_default);
+                                        const DefaultPredicate& is_default,
+                                        Objective objective = Objective::kMedian);
 // The same with `space`'s default config; records whose config the space cannot parse are left out.
-std::map<Dims, ShapeScores> ScoreConfigs(const SearchSpace& space, const std::vector<TuningRecord>& records);
+std::map<Dims, ShapeScores> ScoreConfigs(const SearchSpace& space, const std::vector<TuningRecord>& records,
+                                        Objective objective = Objective::kMedian);
 
-// A record's speedup over the default by the rule above, given the default's median latency at its shape
-// (NaN when unknown); NaN when it cannot be known. `in_run` says which kind it is.
-double RecordSpeedup(const TuningRecord& record, const DefaultPredicate& is_default, double default_median_us,
-                     bool* in_run);
+// A record's latency at the objective (its median, p95 or p99); NaN when not recorded, or when the record has
+// fewer rounds than the objective needs (MinimumRounds: a p95 of 10 samples is no evidence of the tail).
+double RecordLatencyAt(const TuningRecord& record, Objective objective);
+
+// A record's speedup over the default by the rule above, given the default's latency at the objective at its
+// shape (NaN when unknown); NaN when it cannot be known. `in_run` says which kind it is.
+double RecordSpeedup(const TuningRecord& record, const DefaultPredicate& is_default, double default_latency_us,
+                     bool* in_run, Objective objective = Objective::kMedian);
 
 }  // namespace crmap

@@ -72,6 +72,11 @@ Json MeasurementRecordJson(const Workload& workload, const SearchSpace& space, c
                                  {"p10", result.ratio_to_anchor.p10},
                                  {"p90", result.ratio_to_anchor.p90},
                                  {"anchor", result.anchor_label}};
+    // A tail ratio is stored only when the rounds can support it (MinimumRounds).
+    if (result.p95_ratio_to_anchor > 0 && l.rounds >= MinimumRounds(Objective::kP95))
+      record["ratio_to_anchor"]["latency_p95"] = result.p95_ratio_to_anchor;
+    if (result.p99_ratio_to_anchor > 0 && l.rounds >= MinimumRounds(Objective::kP99))
+      record["ratio_to_anchor"]["latency_p99"] = result.p99_ratio_to_anchor;
   }
   if (!result.is_baseline) {
     record["peak_bytes"] = result.plan.peak_bytes;

@@ -6,9 +6,10 @@
 // plan (config_scores.h: the best geometric-mean speedup over the tuned shapes among configs measured at all of
 // them, from the training database), the nearest tuned shape's config (TVM-style history-best dispatch, log
 // distance), the default — are measured in one sweep of the whole plan space, whose final interleaved run holds
-// every pick next to the best screened configs; the oracle is that run's fastest config -> per method: the share
-// of shapes within 5% of the oracle (CTMA), the geometric-mean oracle ratio (a failing pick scores 0, counted as
-// 1e-6 in the mean) and the worst shape. Not thread-safe (it measures).
+// every pick next to the best screened configs; the oracle is that run's fastest config at the objective
+// (request.sweep.objective: the median of per-round ratios to the default, or the ratio of the tails) -> per
+// method: the share of shapes within 5% of the oracle (CTMA), the geometric-mean oracle ratio (a failing pick
+// scores 0, counted as 1e-6 in the mean) and the worst shape. Not thread-safe (it measures).
 #pragma once
 
 #include <functional>

@@ -7,8 +7,9 @@
 namespace crmap {
 
 std::vector<std::pair<Candidate, Evaluation>> ObservationsFromRecords(const SearchSpace& space,
-                                                                      const std::vector<TuningRecord>& records) {
-  const std::map<Dims, ShapeScores> scores = ScoreConfigs(space, records);
+                                                                      const std::vector<TuningRecord>& records,
+                                                                      Objective objective) {
+  const std::map<Dims, ShapeScores> scores = ScoreConfigs(space, records, objective);
   const std::string anchor = space.ToString(space.Default());
   auto is_default = [&](const std::string& config) { return config == anchor; };
   std::vector<std::pair<Candidate, Evaluation>> observations;
@@ -16,6 +17,9 @@ std::vector<std::pair<Candidate, Evaluation>> ObservationsFromRecords(const Sear
     if (r.baseline) continue;
     auto config = space.Parse(r.config);
     if (!config.ok()) continue;  // a config of another space version: not replayable
+    // Measured with too few rounds for the objective's tail: no evidence either way, so not replayed (a
+    // campaign measures it again, with the rounds the tail needs).
+    if (objective != Objective::kMedian && r.status == "ok" && r.rounds < MinimumRounds(objective)) continue;
     Evaluation e;
     e.status = EvalStatusFromName(r.status);
     e.message = r.message;
@@ -24,7 +28,7 @@ std::vector<std::pair<Candidate, Evaluation>> ObservationsFromRecords(const Sear
       e.p99_us = r.p99_us;
       auto shape = scores.find(r.dims);
       bool in_run = false;
-      double speedup = RecordSpeedup(r, is_default, shape->second.default_median_us, &in_run);
+      double speedup = RecordSpeedup(r, is_default, shape->second.default_objective_us, &in_run, objective);
       if (std::isfinite(speedup)) e.speedup = speedup;
     }
     observations.push_back({{r.dims, *config}, e});
@@ -32,9 +36,10 @@ std::vector<std::pair<Candidate, Evaluation>> ObservationsFromRecords(const Sear
   return observations;
 }
 
-ReplayEvaluator::ReplayEvaluator(const SearchSpace& space, const std::vector<TuningRecord>& records)
+ReplayEvaluator::ReplayEvaluator(const SearchSpace& space, const std::vector<TuningRecord>& records,
+                                 Objective objective)
     : space_(space) {
-  for (const auto& [dims, shape] : ScoreConfigs(space, records)) {
+  for (const auto& [dims, shape] : ScoreConfigs(space, records, objective)) {
     const std::string key = DimsToText(dims);
     for (const auto& [text, score] : shape.configs) {
       Config config = *space.Parse(text);

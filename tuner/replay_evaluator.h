@@ -13,13 +13,16 @@
 #include <vector>
 
 #include "agents/evaluator.h"
+#include "backend/objective.h"
 #include "tuner/tuning_db.h"
 
 namespace crmap {
 
 class ReplayEvaluator : public Evaluator {
  public:
-  ReplayEvaluator(const SearchSpace& space, const std::vector<TuningRecord>& records);
+  // Speedups (and the oracle) at `objective`.
+  ReplayEvaluator(const SearchSpace& space, const std::vector<TuningRecord>& records,
+                  Objective objective = Objective::kMedian);
   std::vector<Evaluation> Evaluate(const std::vector<Candidate>& candidates) override;
 
   size_t size() const { return table_.size(); }
@@ -47,9 +50,11 @@ class ReplayEvaluator : public Evaluator {
 namespace crmap {
 
 // The records as (candidate, evaluation) observations in file order, each with its own speedup by the rule of
-// config_scores.h (RecordSpeedup): what a resumed campaign replays into its agent. Baseline rows and configs
-// the space cannot parse are left out.
+// config_scores.h (RecordSpeedup) at `objective`: what a resumed campaign replays into its agent. Baseline rows,
+// configs the space cannot parse and ok records of fewer rounds than the objective needs (MinimumRounds: no
+// evidence of its tail; a campaign measures them again) are left out.
 std::vector<std::pair<Candidate, Evaluation>> ObservationsFromRecords(const SearchSpace& space,
-                                                                      const std::vector<TuningRecord>& records);
+                                                                      const std::vector<TuningRecord>& records,
+                                                                      Objective objective = Objective::kMedian);
 
 }  // namespace crmap

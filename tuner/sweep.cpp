@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "tuner/text_table.h"
+
 namespace crmap {
 
 namespace {
@@ -17,6 +19,12 @@ Status AnchorFailure(const CandidateResult& anchor) {
 
 SweepResult SweepPlanSpace(MeasurementSession& session, const SearchSpace& space, const SweepOptions& options) {
   SweepResult sweep;
+  if (options.rounds < MinimumRounds(options.objective)) {
+    sweep.status = Status::InvalidArgument(Format("objective %s needs >= %d final rounds, got %d",
+                                                  ObjectiveName(options.objective), MinimumRounds(options.objective),
+                                                  options.rounds));
+    return sweep;
+  }
   if (space.Size(KnobScope::kPlan) > kMaxSweepConfigs) {
     sweep.status = Status::InvalidArgument("the plan space has " + std::to_string(space.Size(KnobScope::kPlan)) +
                                            " configs; a sweep measures at most " + std::to_string(kMaxSweepConfigs));
@@ -54,14 +62,23 @@ SweepResult SweepPlanSpace(MeasurementSession& session, const SearchSpace& space
     if (start + per_chunk >= others.size()) break;
   }
 
-  std::vector<const CandidateResult*> ranked;
-  for (const auto& r : sweep.screened)
-    if (r.status == CandidateStatus::kOk && r.config != anchor && r.ratio_to_anchor.rounds > 0) ranked.push_back(&r);
-  std::sort(ranked.begin(), ranked.end(), [](const CandidateResult* a, const CandidateResult* b) {
-    return a->ratio_to_anchor.median < b->ratio_to_anchor.median;
-  });
+  // Finalists: the `top` best by the median ratio, and for a tail objective also the `top` best by the tail of
+  // the screening rounds — a screen of a few rounds reads a tail poorly, but a config whose median loses and
+  // whose tail wins (one thread against a team that sleeps between calls) must reach the final comparison.
   std::vector<Config> finalists = {anchor};
-  for (size_t i = 0; i < ranked.size() && static_cast<int>(i) < options.top; ++i) finalists.push_back(ranked[i]->config);
+  auto add_top = [&](Objective by) {
+    std::vector<const CandidateResult*> ranked;
+    for (const auto& r : sweep.screened)
+      if (r.config != anchor && RatioToAnchor(r, by) > 0) ranked.push_back(&r);
+    std::stable_sort(ranked.begin(), ranked.end(), [by](const CandidateResult* a, const CandidateResult* b) {
+      return RatioToAnchor(*a, by) < RatioToAnchor(*b, by);
+    });
+    for (size_t i = 0; i < ranked.size() && static_cast<int>(i) < options.top; ++i)
+      if (std::find(finalists.begin(), finalists.end(), ranked[i]->config) == finalists.end())
+        finalists.push_back(ranked[i]->config);
+  };
+  add_top(Objective::kMedian);
+  if (options.objective != Objective::kMedian) add_top(options.objective);
   for (const Config& c : options.must_confirm)
     if (std::find(finalists.begin(), finalists.end(), c) == finalists.end()) finalists.push_back(c);
 
@@ -88,12 +105,13 @@ SweepResult SweepPlanSpace(MeasurementSession& session, const SearchSpace& space
     sweep.status = AnchorFailure(sweep.final[0]);
     return sweep;
   }
-  // Rank by the median of per-round ratios to the default: ratios measured side by side survive the machine's
-  // drift, absolute medians do not.
+  // Rank by the ratio to the default at the objective (the median of per-round ratios, or the ratio of the two
+  // tails over the same rounds): ratios measured side by side survive the machine's drift, absolute times do not.
   for (size_t i = 0; i < sweep.final.size(); ++i) {
     const CandidateResult& r = sweep.final[i];
-    if (r.is_baseline || r.status != CandidateStatus::kOk || r.ratio_to_anchor.rounds == 0) continue;
-    if (sweep.best_index < 0 || r.ratio_to_anchor.median < sweep.final[sweep.best_index].ratio_to_anchor.median)
+    const double ratio = RatioToAnchor(r, options.objective);
+    if (r.is_baseline || ratio <= 0) continue;
+    if (sweep.best_index < 0 || ratio < RatioToAnchor(sweep.final[sweep.best_index], options.objective))
       sweep.best_index = static_cast<int>(i);
   }
   return sweep;

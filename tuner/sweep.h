@@ -2,8 +2,9 @@
 //
 // Data flow: every plan config (runtime knobs at defaults) -> chunks of `chunk` candidates, each with the
 // default config as anchor, `screen_rounds` interleaved rounds (ratios to the anchor survive the machine's
-// drift between chunks; absolute times do not) -> rank by median ratio -> the `top` best plus the default
-// (plus LibTorch eager if asked) in one final interleaved comparison of `rounds` rounds.
+// drift between chunks; absolute times do not) -> rank by median ratio (and, for a tail objective, also by the
+// screening rounds' tail) -> the `top` best of each plus the default (plus LibTorch eager if asked) in one final
+// interleaved comparison of `rounds` rounds, ranked at the objective.
 // Not thread-safe (it measures).
 #pragma once
 
@@ -19,7 +20,8 @@ struct SweepOptions {
   int screen_rounds = 5;
   int chunk = 12;
   int top = 5;
-  int rounds = 30;
+  int rounds = 30;         // of the final comparison; a tail objective needs MinimumRounds(objective)
+  Objective objective = Objective::kMedian;
   int warmup = 2;
   int warm_calls = 1;     // untimed calls right before each timed sample (screening and final)
   int cold_samples = 5;   // cold-team samples per config, final comparison only (screening only ranks)
@@ -39,12 +41,13 @@ struct SweepOptions {
 constexpr uint64_t kMaxSweepConfigs = 100000;
 
 struct SweepResult {
-  // Not ok if the space is too large to sweep, or if the default config (every ratio's anchor) failed at
-  // these dims: then nothing can be ranked, and the status says why (e.g. ResourceExhausted: over memory).
+  // Not ok if the final rounds are too few for the objective (InvalidArgument), if the space is too large to
+  // sweep, or if the default config (every ratio's anchor) failed at these dims: then nothing can be ranked, and
+  // the status says why (e.g. ResourceExhausted: over memory).
   Status status;
   std::vector<CandidateResult> screened;  // every plan config, ratio_to_anchor against the default
   std::vector<CandidateResult> final;     // default first, then the top configs, then the baseline
-  int best_index = -1;                    // into final: the ok plan with the smallest median ratio to the default
+  int best_index = -1;  // into final: the ok plan with the smallest ratio to the default at the objective
 };
 
 SweepResult SweepPlanSpace(MeasurementSession& session, const SearchSpace& space, const SweepOptions& options);

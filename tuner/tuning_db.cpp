@@ -133,6 +133,8 @@ Result<TuningRecord> RecordFromJson(Json json, const std::string& where) {
   CRMAP_ASSIGN_OR_RETURN(const Json* ratio, OptionalObject(json, "ratio_to_anchor", where));
   CRMAP_ASSIGN_OR_RETURN(r.ratio_to_anchor, OptionalNumber(*ratio, "median", where + ": ratio_to_anchor"));
   CRMAP_ASSIGN_OR_RETURN(r.anchor, OptionalString(*ratio, "anchor", where + ": ratio_to_anchor"));
+  CRMAP_ASSIGN_OR_RETURN(r.p95_ratio_to_anchor, OptionalNumber(*ratio, "latency_p95", where + ": ratio_to_anchor"));
+  CRMAP_ASSIGN_OR_RETURN(r.p99_ratio_to_anchor, OptionalNumber(*ratio, "latency_p99", where + ": ratio_to_anchor"));
   CRMAP_ASSIGN_OR_RETURN(r.max_error, OptionalNumber(json, "max_error", where));
   CRMAP_ASSIGN_OR_RETURN(r.peak_bytes, OptionalInt(json, "peak_bytes", where));
   CRMAP_ASSIGN_OR_RETURN(r.agent, OptionalString(json, "agent", where));

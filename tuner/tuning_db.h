@@ -43,6 +43,10 @@ struct TuningRecord {
   int rounds = 0;
   double ratio_to_anchor = std::numeric_limits<double>::quiet_NaN();  // median of per-round ratios
   std::string anchor;                                                  // the anchor's canonical config
+  // This record's p95 (p99) latency / its anchor's, over the same rounds (absent in records before tail
+  // objectives: NaN).
+  double p95_ratio_to_anchor = std::numeric_limits<double>::quiet_NaN();
+  double p99_ratio_to_anchor = std::numeric_limits<double>::quiet_NaN();
   double max_error = std::numeric_limits<double>::quiet_NaN();
   int64_t peak_bytes = 0;
   std::string agent;

@@ -49,6 +49,14 @@ TEST(SessionTest, ComparesValidatesAndAnchorsOnTheFirstConfig) {
   EXPECT_DOUBLE_EQ(results[0].ratio_to_anchor.median, 1.0);
   EXPECT_EQ(results[1].anchor_label, results[0].label);
   EXPECT_GT(results[1].ratio_to_anchor.median, 0);
+  // Tail objectives compare the two tails of the same rounds; the median objective the per-round ratios.
+  EXPECT_DOUBLE_EQ(results[1].p95_ratio_to_anchor, results[1].latency.p95_us / results[0].latency.p95_us);
+  EXPECT_DOUBLE_EQ(RatioToAnchor(results[1], Objective::kP99), results[1].latency.p99_us / results[0].latency.p99_us);
+  EXPECT_DOUBLE_EQ(RatioToAnchor(results[1], Objective::kP95), results[1].p95_ratio_to_anchor);
+  EXPECT_DOUBLE_EQ(RatioToAnchor(results[1], Objective::kMedian), results[1].ratio_to_anchor.median);
+  EXPECT_DOUBLE_EQ(results[0].p95_ratio_to_anchor, 1.0);
+  EXPECT_DOUBLE_EQ(RatioToAnchor(results[3], Objective::kP99), results[3].latency.p99_us / results[0].latency.p99_us)
+      << "a peer's tail ratio, by the same rule";
   EXPECT_LE(results[0].error.scaled, workload.accuracy_budget().f32);
   EXPECT_DOUBLE_EQ(results[0].accuracy_budget, workload.accuracy_budget().f32);
   if (results[2].status == CandidateStatus::kOk) {
@@ -97,6 +105,10 @@ TEST(SessionTest, NoRatiosWhenTheAnchorFails) {
   EXPECT_EQ(results[1].ratio_to_anchor.rounds, 0);
   EXPECT_EQ(results[2].ratio_to_anchor.rounds, 0);
   EXPECT_TRUE(results[2].anchor_label.empty());
+  for (Objective objective : {Objective::kMedian, Objective::kP95, Objective::kP99}) {
+    EXPECT_EQ(RatioToAnchor(results[2], objective), 0) << ObjectiveName(objective);
+    EXPECT_EQ(RatioToAnchor(results[0], objective), 0) << "a failed candidate has no ratio";
+  }
 }
 
 TEST(SessionTest, ReferenceFollowsTheDataSeed) {

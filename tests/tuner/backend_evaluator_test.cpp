@@ -50,5 +50,22 @@ TEST(BackendEvaluatorTest, StatusMapping) {
   EXPECT_DOUBLE_EQ(ToEvaluation(ok).speedup, 2.0);
 }
 
+// The case: a config that wins the median by 1.7x and loses p95 by 10x is the agents' loss when the tail
+// was asked for.
+TEST(BackendEvaluatorTest, TheSpeedupIsReadAtTheObjective) {
+  CandidateResult result;
+  result.status = CandidateStatus::kOk;
+  result.ratio_to_anchor = {1 / 1.7, 0.5, 0.7, 100};
+  result.p95_ratio_to_anchor = 10;
+  result.p99_ratio_to_anchor = 4;
+  EXPECT_NEAR(ToEvaluation(result, Objective::kMedian).speedup, 1.7, 1e-12);
+  EXPECT_NEAR(ToEvaluation(result, Objective::kP95).speedup, 0.1, 1e-12);
+  EXPECT_NEAR(ToEvaluation(result, Objective::kP99).speedup, 0.25, 1e-12);
+  EXPECT_LT(Reward(ToEvaluation(result, Objective::kP95)), 0);
+  EXPECT_GT(Reward(ToEvaluation(result, Objective::kMedian)), 0);
+  result.p95_ratio_to_anchor = 0;  // no anchor's tail: unknown, never a free win
+  EXPECT_EQ(ToEvaluation(result, Objective::kP95).speedup, 0);
+}
+
 }  // namespace
 }  // namespace crmap

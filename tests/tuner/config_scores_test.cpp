@@ -19,6 +19,7 @@ class ConfigScoresTest : public ::testing::Test {
     r.status = status;
     r.median_us = median;
     r.p99_us = 2 * median;
+    r.rounds = 500;
     r.ratio_to_anchor = ratio;
     r.anchor = space_.ToString(space_.Default());
     return r;
@@ -42,6 +43,59 @@ TEST_F(ConfigScoresTest, AConfigsSpeedupIsTheMedianOfItsRecordsInRunRatios) {
   EXPECT_DOUBLE_EQ(s.p99_us, 140);
   EXPECT_EQ(s.ok, 3u);
   EXPECT_DOUBLE_EQ(Score(scores, "default").speedup, 1.0);
+}
+
+// The case: threads=2 wins the median by 1.7x and loses p95 by 10x; asked for the tail, the best is the
+// config that wins the tail, in-run (ratios of the tails over the same rounds) and across runs alike.
+TEST_F(ConfigScoresTest, AtATailObjectiveTheTailDecides) {
+  TuningRecord anchor = Record("default", "ok", 100, 1);
+  anchor.p95_us = 150;
+  anchor.p95_ratio_to_anchor = 1;
+  TuningRecord median_winner = Record("weights=packed", "ok", 100 / 1.7, 1 / 1.7);
+  median_winner.p95_us = 1500;
+  median_winner.p95_ratio_to_anchor = 10;
+  TuningRecord tail_winner = Record("threads=1", "ok", 90, 0.9);
+  tail_winner.p95_us = 100;
+  tail_winner.p95_ratio_to_anchor = 100.0 / 150;
+  auto by_median = ScoreConfigs(space_, {anchor, median_winner, tail_winner});
+  auto by_p95 = ScoreConfigs(space_, {anchor, median_winner, tail_winner}, Objective::kP95);
+  EXPECT_EQ(by_median.at({{"batch", 4}}).Best()->config, median_winner.config);
+  EXPECT_EQ(by_p95.at({{"batch", 4}}).Best()->config, tail_winner.config);
+  EXPECT_NEAR(Score(by_p95, "weights=packed").speedup, 0.1, 1e-12);
+  EXPECT_NEAR(Score(by_p95, "threads=1").speedup, 1.5, 1e-12);
+  EXPECT_EQ(Score(by_p95, "threads=1").basis, SpeedupBasis::kInRun);
+  EXPECT_DOUBLE_EQ(Score(by_p95, "threads=1").objective_us, 100);
+  EXPECT_DOUBLE_EQ(by_p95.at({{"batch", 4}}).default_objective_us, 150);
+
+  // Records from before tail objectives have no tail ratio: the default's p95 over theirs, across runs.
+  median_winner.p95_ratio_to_anchor = kNaN;
+  tail_winner.p95_ratio_to_anchor = kNaN;
+  auto across = ScoreConfigs(space_, {anchor, median_winner, tail_winner}, Objective::kP95);
+  EXPECT_EQ(across.at({{"batch", 4}}).Best()->config, tail_winner.config);
+  EXPECT_NEAR(Score(across, "threads=1").speedup, 1.5, 1e-12);
+  EXPECT_EQ(Score(across, "threads=1").basis, SpeedupBasis::kAcrossRuns);
+  // p99 reads the p99 (2x the median in these records): the median winner wins there.
+  auto by_p99 = ScoreConfigs(space_, {anchor, median_winner, tail_winner}, Objective::kP99);
+  EXPECT_EQ(by_p99.at({{"batch", 4}}).Best()->config, median_winner.config);
+}
+
+// A tail read from 10 samples is no evidence: the record ran, its speedup at p95 is unknown, and a resumed tail
+// campaign is not fed it (it measures the config again).
+TEST_F(ConfigScoresTest, ARecordOfTooFewRoundsHasNoTailFigure) {
+  TuningRecord anchor = Record("default", "ok", 100, 1);
+  anchor.p95_us = 150;
+  TuningRecord few = Record("threads=1", "ok", 90, 0.9);
+  few.p95_us = 100;
+  few.p95_ratio_to_anchor = 100.0 / 150;
+  few.rounds = 10;
+  auto by_p95 = ScoreConfigs(space_, {anchor, few}, Objective::kP95);
+  EXPECT_TRUE(std::isnan(Score(by_p95, "threads=1").speedup));
+  EXPECT_EQ(Score(by_p95, "threads=1").ok, 1u);
+  EXPECT_TRUE(std::isnan(RecordLatencyAt(few, Objective::kP95)));
+  EXPECT_DOUBLE_EQ(RecordLatencyAt(few, Objective::kMedian), 90);
+  EXPECT_NEAR(Score(ScoreConfigs(space_, {anchor, few}), "threads=1").speedup, 1 / 0.9, 1e-12);
+  few.rounds = 100;
+  EXPECT_NEAR(Score(ScoreConfigs(space_, {anchor, few}, Objective::kP95), "threads=1").speedup, 1.5, 1e-12);
 }
 
 TEST_F(ConfigScoresTest, WithoutARatioTheDefaultsMedianLatencyOverItsGivesARatioAcrossRuns) {

@@ -77,6 +77,7 @@ TEST_F(MeasurementRecordTest, HasEveryDesignedField) {
   EXPECT_DOUBLE_EQ(ratio["p10"].get<double>(), 0.7);
   EXPECT_DOUBLE_EQ(ratio["p90"].get<double>(), 0.9);
   EXPECT_EQ(ratio["anchor"], "default");
+  EXPECT_FALSE(ratio.contains("latency_p95")) << "30 rounds are no evidence of a p95";
 
   EXPECT_EQ(record["peak_bytes"], 123456);
   EXPECT_EQ(record["weight_bytes"], 100000);
@@ -213,6 +214,23 @@ TEST_F(MeasurementRecordTest, ShortConfigLabel) {
 TEST(UtcTimestampTest, Format) {
   EXPECT_TRUE(std::regex_match(UtcTimestamp(), std::regex(R"(20\d{2}-[01]\d-[0-3]\dT[0-2]\d:[0-5]\d:[0-6]\dZ)")))
       << UtcTimestamp();
+}
+
+// A tail ratio is written only when the rounds can support it: p95 from 100 rounds, p99 from 500.
+TEST_F(MeasurementRecordTest, TailRatiosAreStoredWithTheRoundsTheyNeed) {
+  CandidateResult r = MeasuredResult(space_, space_.Default());
+  r.p95_ratio_to_anchor = 0.5;
+  r.p99_ratio_to_anchor = 0.25;
+  for (int rounds : {99, 100, 499, 500}) {
+    r.latency.rounds = rounds;
+    const Json ratio = MeasurementRecordJson(workload_, space_, dims_, r, {})["ratio_to_anchor"];
+    EXPECT_EQ(ratio.contains("latency_p95"), rounds >= 100) << rounds;
+    EXPECT_EQ(ratio.contains("latency_p99"), rounds >= 500) << rounds;
+    if (rounds == 500) {
+      EXPECT_DOUBLE_EQ(ratio["latency_p95"].get<double>(), 0.5);
+      EXPECT_DOUBLE_EQ(ratio["latency_p99"].get<double>(), 0.25);
+    }
+  }
 }
 
 }  // namespace

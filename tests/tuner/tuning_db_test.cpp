@@ -139,8 +139,10 @@ TEST_F(TuningDbTest, RoundTripOfMeasurementRecordJson) {
   CandidateResult result;
   result.label = space.ToString(config);
   result.config = config;
-  result.latency = {10.0, 12.0, 14.0, 15.0, 19.0, 12.5, 0.1, 30};
-  result.ratio_to_anchor = {0.8, 0.7, 0.9, 30};
+  result.latency = {10.0, 12.0, 14.0, 15.0, 19.0, 12.5, 0.1, 500};
+  result.ratio_to_anchor = {0.8, 0.7, 0.9, 500};
+  result.p95_ratio_to_anchor = 0.6;
+  result.p99_ratio_to_anchor = 0.4;
   result.anchor_label = space.ToString(space.Default());
   result.validated = true;
   result.error.max_abs = 3e-5;
@@ -171,8 +173,10 @@ TEST_F(TuningDbTest, RoundTripOfMeasurementRecordJson) {
   EXPECT_DOUBLE_EQ(r.median_us, 12.0);
   EXPECT_DOUBLE_EQ(r.p95_us, 15.0);
   EXPECT_DOUBLE_EQ(r.p99_us, 19.0);
-  EXPECT_EQ(r.rounds, 30);
+  EXPECT_EQ(r.rounds, 500);
   EXPECT_DOUBLE_EQ(r.ratio_to_anchor, 0.8);
+  EXPECT_DOUBLE_EQ(r.p95_ratio_to_anchor, 0.6);
+  EXPECT_DOUBLE_EQ(r.p99_ratio_to_anchor, 0.4);
   EXPECT_EQ(r.anchor, space.ToString(space.Default()));
   EXPECT_DOUBLE_EQ(r.max_error, 3e-5);
   EXPECT_EQ(r.peak_bytes, 123456);
@@ -191,6 +195,7 @@ TEST_F(TuningDbTest, RoundTripOfMeasurementRecordJson) {
   EXPECT_EQ(b.config, "libtorch");
   EXPECT_DOUBLE_EQ(b.median_us, 21.0);
   EXPECT_TRUE(std::isnan(b.ratio_to_anchor)) << "the baseline was measured without an anchor";
+  EXPECT_TRUE(std::isnan(b.p95_ratio_to_anchor));
   EXPECT_EQ(b.line, 2u);
 }
 

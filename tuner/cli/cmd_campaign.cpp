@@ -18,6 +18,7 @@ int RunCampaign(int argc, char** argv) {
       ("print-default-spec", "print the built-in spec and exit");
   AddTaskSettingsOptions(options);
   AddMeasureOptions(options, 10, /*default_cold_samples=*/1);
+  AddObjectiveOption(options);
   cxxopts::ParseResult args;
   int code = 0;
   if (!ParseOptions(options, argc, argv, &args, &code)) return code;
@@ -36,6 +37,8 @@ int RunCampaign(int argc, char** argv) {
   if (!spec.ok()) return Fail(spec.status());
   auto session = ReadMeasureOptions(args);
   if (!session.ok()) return Fail(session.status());
+  auto objective = ReadObjectiveOption(args, &*session);
+  if (!objective.ok()) return Fail(objective.status());
 
   TaskSettings settings;
   settings.campaign = spec->name;
@@ -45,7 +48,8 @@ int RunCampaign(int argc, char** argv) {
   settings.seed = args.count("seed") ? args["seed"].as<uint64_t>() : spec->seed;
   settings.time_limit_s = args.count("time-limit") ? args["time-limit"].as<double>() : spec->time_limit_s;
   settings.batch = args.count("batch") ? static_cast<size_t>(std::max(1, args["batch"].as<int>())) : spec->batch;
-  settings.rounds = args.count("rounds") ? session->measure.rounds : spec->rounds;
+  settings.rounds = args.count("rounds") ? session->measure.rounds : std::max(spec->rounds, MinimumRounds(*objective));
+  settings.objective = *objective;
   settings.warmup = args.count("warmup") ? session->measure.warmup : spec->warmup;
   settings.confirm = spec->confirm && args.count("no-confirm") == 0;
   settings.session = *session;

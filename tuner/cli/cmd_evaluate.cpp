@@ -29,6 +29,7 @@ int RunEvaluate(int argc, char** argv) {
                      "file the policy records)", cxxopts::value<std::string>())
       ("force", "evaluate a policy tuned on a host of another CPU ISA (refused otherwise)");
   AddMeasureOptions(options, 20, /*default_cold_samples=*/1);
+  AddObjectiveOption(options);
   cxxopts::ParseResult args;
   int code = 0;
   if (!ParseOptions(options, argc, argv, &args, &code)) return code;
@@ -36,6 +37,8 @@ int RunEvaluate(int argc, char** argv) {
     if (!args.count(required)) return Fail(Status::InvalidArgument(std::string("missing --") + required));
   auto measure = ReadMeasureOptions(args);
   if (!measure.ok()) return Fail(measure.status());
+  auto objective = ReadObjectiveOption(args, &*measure);
+  if (!objective.ok()) return Fail(objective.status());
 
   EvaluationRequest request;
   request.policy_path = args["policy"].as<std::string>();
@@ -47,6 +50,7 @@ int RunEvaluate(int argc, char** argv) {
   request.seed = args["seed"].as<uint64_t>();
   request.allow_other_isa = args.count("force") > 0;
   request.sweep = SweepOptionsFrom(*measure);
+  request.sweep.objective = *objective;
   request.sweep.screen_rounds = args["screen-rounds"].as<int>();
   ProgressLine progress(!args.count("json"));
   request.on_progress = [&](size_t shape, size_t shapes, const std::string& stage, int done, int total) {

@@ -22,6 +22,7 @@ int RunSweep(int argc, char** argv) {
       ("top", "screened configs carried into the final comparison", cxxopts::value<int>()->default_value("5"))
       ("baseline", "add a peer to the final comparison: 'libtorch'", cxxopts::value<std::string>());
   AddMeasureOptions(options, 30);
+  AddObjectiveOption(options);
   cxxopts::ParseResult args;
   int code = 0;
   if (!ParseOptions(options, argc, argv, &args, &code)) return code;
@@ -29,8 +30,11 @@ int RunSweep(int argc, char** argv) {
   if (!target.ok()) return Fail(target.status());
   auto measure = ReadMeasureOptions(args);
   if (!measure.ok()) return Fail(measure.status());
+  auto objective = ReadObjectiveOption(args, &*measure);
+  if (!objective.ok()) return Fail(objective.status());
 
   SweepOptions sweep_options = SweepOptionsFrom(*measure);
+  sweep_options.objective = *objective;
   sweep_options.screen_rounds = args["screen-rounds"].as<int>();
   sweep_options.chunk = args["chunk"].as<int>();
   sweep_options.top = args["top"].as<int>();
@@ -56,6 +60,8 @@ int RunSweep(int argc, char** argv) {
   for (const auto& r : sweep.screened) {
     Json row = {{"config", r.label}, {"status", CandidateStatusName(r.status)}};
     if (r.ratio_to_anchor.rounds > 0) row["ratio_to_default"] = r.ratio_to_anchor.median;
+    if (r.p95_ratio_to_anchor > 0) row["p95_ratio_to_default"] = r.p95_ratio_to_anchor;
+    if (r.p99_ratio_to_anchor > 0) row["p99_ratio_to_default"] = r.p99_ratio_to_anchor;
     if (r.status == CandidateStatus::kOk) {
       row["max_error"] = r.error.max_abs;
       row["scaled_error"] = r.error.scaled;
@@ -64,6 +70,7 @@ int RunSweep(int argc, char** argv) {
   }
   json["screened_by_status"] = Json(by_status);
   json["best"] = sweep.best_index >= 0 ? Json(sweep.final[sweep.best_index].label) : Json();
+  json["objective"] = ObjectiveName(*objective);
 
   Status written = WriteOutOption(args, json);
   if (!written.ok()) return Fail(written);
@@ -77,9 +84,11 @@ int RunSweep(int argc, char** argv) {
   std::printf("screened %zu plan configs (%s), %d rounds each against the default\n\n", sweep.screened.size(),
               counts.c_str(), sweep_options.screen_rounds);
   std::printf("final comparison (%d interleaved rounds):\n%s", sweep_options.rounds,
-              RenderComparison(target->space, sweep.final).c_str());
+              RenderComparison(target->space, sweep.final, *objective).c_str());
   if (sweep.best_index >= 0)
-    std::printf("\nbest plan: %s\n", ShortConfigLabel(target->space, sweep.final[sweep.best_index].config).c_str());
+    std::printf("\nbest plan%s: %s\n",
+                *objective == Objective::kMedian ? "" : Format(" at the %s latency", ObjectiveName(*objective)).c_str(),
+                ShortConfigLabel(target->space, sweep.final[sweep.best_index].config).c_str());
   return sweep.best_index >= 0 ? kExitOk : kExitNotMeasurable;
 }
 

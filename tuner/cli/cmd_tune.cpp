@@ -18,6 +18,7 @@ int RunTune(int argc, char** argv) {
       ("campaign", "name recorded with every measurement", cxxopts::value<std::string>());
   AddTaskSettingsOptions(options);
   AddMeasureOptions(options, 10, /*default_cold_samples=*/1);
+  AddObjectiveOption(options);
   cxxopts::ParseResult args;
   int code = 0;
   if (!ParseOptions(options, argc, argv, &args, &code)) return code;
@@ -25,6 +26,8 @@ int RunTune(int argc, char** argv) {
     if (!args.count(required)) return Fail(Status::InvalidArgument(std::string("missing --") + required));
   auto session = ReadMeasureOptions(args);
   if (!session.ok()) return Fail(session.status());
+  auto objective = ReadObjectiveOption(args, &*session);
+  if (!objective.ok()) return Fail(objective.status());
 
   TuneTask task;
   task.workload = args["workload"].as<std::string>();
@@ -44,6 +47,7 @@ int RunTune(int argc, char** argv) {
   if (!batch.ok()) return Fail(batch.status());
   settings.batch = static_cast<size_t>(*batch);
   settings.rounds = session->measure.rounds;
+  settings.objective = *objective;
   settings.warmup = session->measure.warmup;
   settings.confirm = args.count("no-confirm") == 0;
   settings.session = *session;

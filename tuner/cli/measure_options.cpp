@@ -1,5 +1,6 @@
 #include "tuner/cli/measure_options.h"
 
+#include <optional>
 #include <string>
 
 #include "tuner/cli/cli_common.h"
@@ -56,6 +57,30 @@ Result<SessionOptions> ReadMeasureOptions(const cxxopts::ParseResult& args) {
   options.compile.data_seed = args["data-seed"].as<uint64_t>();
   options.validate = args.count("no-validate") == 0;
   return options;
+}
+
+void AddObjectiveOption(cxxopts::Options& options) {
+  options.add_options("measurement")
+      ("objective", std::string("the latency statistic that decides which config is best: ") + ObjectiveNames() +
+                        " (p95 needs >= 100 rounds, p99 >= 500, so that 5 samples lie beyond the quantile; "
+                        "--rounds defaults to that)",
+       cxxopts::value<std::string>()->default_value("median"));
+}
+
+Result<Objective> ReadObjectiveOption(const cxxopts::ParseResult& args, SessionOptions* options) {
+  const std::string name = args["objective"].as<std::string>();
+  std::optional<Objective> objective = ParseObjective(name);
+  if (!objective)
+    return Status::InvalidArgument("--objective '" + name + "' is unknown; allowed: " + ObjectiveNames());
+  const int needed = MinimumRounds(*objective);
+  if (options->measure.rounds < needed) {
+    if (args.count("rounds"))
+      return Status::InvalidArgument(Format("--objective %s needs --rounds >= %d (5 samples beyond the quantile, so "
+                                            "that no single sample decides it); got %d",
+                                            name.c_str(), needed, options->measure.rounds));
+    options->measure.rounds = needed;
+  }
+  return *objective;
 }
 
 RecordContext CliRecordContext(const SessionOptions& options, const std::string& agent) {

@@ -1,4 +1,5 @@
-// The measurement flags shared by measure, compare and sweep.
+// The measurement flags shared by the measuring commands (measure, compare, sweep, tune, campaign, evaluate), and
+// the objective flag of those that rank (sweep, tune, campaign, evaluate).
 #pragma once
 
 #include <cxxopts.hpp>
@@ -16,6 +17,12 @@ namespace crmap::cli {
 void AddMeasureOptions(cxxopts::Options& options, int default_rounds, int default_cold_samples = 5);
 // InvalidArgument names a flag outside its allowed range.
 Result<SessionOptions> ReadMeasureOptions(const cxxopts::ParseResult& args);
+// --objective (tune, campaign, sweep, evaluate): which latency statistic of a config decides (backend/objective.h).
+void AddObjectiveOption(cxxopts::Options& options);
+// The objective asked for. A tail objective needs MinimumRounds(objective) timed rounds: without --rounds the
+// rounds of `options` are raised to it; an explicit --rounds below it is InvalidArgument (naming both), as is an
+// unknown name (listing the allowed ones).
+Result<Objective> ReadObjectiveOption(const cxxopts::ParseResult& args, SessionOptions* options);
 // The record context of a CLI run: agent `agent`, the input data seed of `options`.
 RecordContext CliRecordContext(const SessionOptions& options, const std::string& agent = "manual");
 // The sweep settings of these measurement options (rounds, warm-up, warm calls, cold samples, timeout, compile

@@ -54,9 +54,14 @@ std::string Label(const SearchSpace& space, const CandidateResult& r) {
 
 }  // namespace
 
-std::string RenderComparison(const SearchSpace& space, const std::vector<CandidateResult>& results) {
-  TextTable table({">#", "config", "status", ">median us", ">p95 us", ">p99 us", ">cold med us",
-                   ">speedup [p10-p90]", ">scaled err", ">max abs err", ">peak"});
+std::string RenderComparison(const SearchSpace& space, const std::vector<CandidateResult>& results,
+                             Objective objective) {
+  const bool tail = objective != Objective::kMedian;
+  std::vector<std::string> columns = {">#", "config", "status", ">median us", ">p95 us", ">p99 us", ">cold med us",
+                                      ">speedup [p10-p90]", ">scaled err", ">max rel err", ">max abs err",
+                                      ">peak"};
+  if (tail) columns.insert(columns.begin() + 8, Format(">%s speedup", ObjectiveName(objective)));
+  TextTable table(columns);
   std::string notes;
   for (size_t i = 0; i < results.size(); ++i) {
     const CandidateResult& r = results[i];
@@ -66,8 +71,12 @@ std::string RenderComparison(const SearchSpace& space, const std::vector<Candida
       std::string speedup = q.rounds > 0 ? Format("%.2fx [%.2f-%.2f]", 1 / q.median, 1 / q.p90, 1 / q.p10) : "-";
       row.insert(row.end(), {Format("%.1f", r.latency.median_us), Format("%.1f", r.latency.p95_us),
                              Format("%.1f", r.latency.p99_us),
-                             r.cold_latency.rounds > 0 ? Format("%.1f", r.cold_latency.median_us) : "-", speedup,
-                             r.validated ? Format("%.1e", r.error.scaled) : "-",
+                             r.cold_latency.rounds > 0 ? Format("%.1f", r.cold_latency.median_us) : "-", speedup});
+      if (tail) {
+        const double ratio = RatioToAnchor(r, objective);
+        row.push_back(ratio > 0 ? Format("%.2fx", 1 / ratio) : "-");
+      }
+      row.insert(row.end(), {r.validated ? Format("%.1e", r.error.scaled) : "-",
                              r.validated ? Format("%.1e", r.error.max_rel) : "-",
                              r.validated ? Format("%.1e", r.error.max_abs) : "-",
                              r.is_baseline ? "-" : HumanBytes(r.plan.peak_bytes)});
@@ -78,7 +87,11 @@ std::string RenderComparison(const SearchSpace& space, const std::vector<Candida
   }
   std::string out = table.Render();
   if (!results.empty() && !results[0].anchor_label.empty())
-    out += "speedup = anchor latency / candidate latency, per interleaved round (median, p10-p90 band); anchor: #0\n"
+    out += std::string("speedup = anchor latency / candidate latency, per interleaved round (median, p10-p90 band); "
+                       "anchor: #0\n") +
+           (tail ? Format("%s speedup = anchor's %s latency / candidate's, over the same rounds\n",
+                          ObjectiveName(objective), ObjectiveName(objective))
+                 : std::string()) +
            "median/p95/p99: each sample right after an untimed call of the same config (thread team warm); "
            "cold: after the process idled\n"
            "scaled err = max |got - ref| / max |ref| vs LibTorch f32 (the accuracy budget's measure)\n";

@@ -18,8 +18,10 @@ std::string HeaderLine(const Workload& workload, const Dims& dims);
 std::string VersionText();
 
 // One row per candidate: config (knobs changed from default), status, median/p95/p99, speedup over the
-// anchor with its p10-p90 band, max error, peak bytes; then one note per failed candidate.
-std::string RenderComparison(const SearchSpace& space, const std::vector<CandidateResult>& results);
+// anchor with its p10-p90 band (and, for a tail objective, the speedup of that tail), max error, peak bytes;
+// then one note per failed candidate.
+std::string RenderComparison(const SearchSpace& space, const std::vector<CandidateResult>& results,
+                             Objective objective = Objective::kMedian);
 
 // A single measurement in full: statistics, bytes, error, timings and every kernel.
 std::string RenderMeasurement(const SearchSpace& space, const CandidateResult& result);
