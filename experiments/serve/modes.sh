@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Every serving mode and the LibTorch executor, side by side on one request stream: the Azure LLM code trace
+# (../shared/datasets/azure_llm_2023, 8,819 requests) with GeneratedTokens mapped onto bert_ffn's tokens (skinny
+# decode-like shapes: median 13 tokens; a batch sums them), replayed open-loop at ~50% and ~85% of the default
+# mode's capacity, and the same stream at 50% with a x4 burst (2 s at 4x the rate) in its middle.
+#
+# Capacity: the default mode's throughput when every request arrives at once (measured here first). The
+# trace's time scale is then chosen so that its mean arrival rate is LOAD x capacity.
+# Set-ups (interleaved over ROUNDS rounds, order rotated per round; figures are medians over rounds):
+#   default, triton (default plan, max batch 16, 100 us), static (static plan of the tuning DB), policy (through
+#   libcrmap_hook), oracle (best tuned config of the nearest tuned shape), libtorch (LibTorch eager with
+#   triton's batcher, TorchServe-style); every one with --thread-wait spin for its team, as a latency-bound
+#   server would run (experiments/serve/thread_wait.sh measures passive against spin). "+b": with triton's
+#   batcher (see below).
+# Needs experiments/serve/results/bert_ffn.<isa>.{jsonl,policy} from tune_ffn.sh on this ISA.
+# Prints per load: p50/p95/p99 latency, goodput within SLO_MS, CPU, and the ratios the issue's targets name.
+# Usage: experiments/serve/modes.sh [ROUNDS] [SLO_MS] [DURATION_S]   (default 3 rounds, 10 ms, 12 s per run)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+crmap="$root/build/crmap"
+rounds=${1:-3}
+slo_ms=${2:-10}
+duration=${3:-12}
+csv="$root/../shared/datasets/azure_llm_2023/AzureLLMInferenceTrace_code.csv"
+isa=$("$crmap" version | sed -n 's/.*isa \([a-z0-9_]*\).*/\1/p')
+db="$root/experiments/serve/results/bert_ffn.$isa.jsonl"
+policy="$root/experiments/serve/results/bert_ffn.$isa.policy"
+for f in "$db" "$policy"; do
+  [ -s "$f" ] || { echo "modes.sh: $f missing: run experiments/serve/tune_ffn.sh on this host first" >&2; exit 2; }
+done
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+"$crmap" version
+common=(-w bert_ffn --thread-wait spin --slo-ms "$slo_ms" --json)
+csv_args=(--requests "$csv" --map tokens=GeneratedTokens --out-of-range clamp)
+
+# Capacity of the default mode: the whole trace at once (time scale 1e-9).
+"$crmap" serve "${common[@]}" "${csv_args[@]}" --time-scale 1e-9 --mode default >"$work/capacity.json" 2>/dev/null
+read -r capacity trace_rate < <(python3 - "$work/capacity.json" "$csv" <<'PY'
+import csv, json, sys
+from datetime import datetime
+s = json.load(open(sys.argv[1]))
+rows = list(csv.DictReader(open(sys.argv[2])))
+t = [datetime.strptime(r["TIMESTAMP"][:26], "%Y-%m-%d %H:%M:%S.%f") for r in rows]
+print(s["throughput_rps"], len(rows) / (t[-1] - t[0]).total_seconds())
+PY
+)
+echo "default-mode capacity ${capacity} req/s; the trace's own rate ${trace_rate} req/s" >&2
+
+# The burst stream: the trace at 50% load as crmap.trace JSONL, the arrivals of the 2 s starting at 40% of its
+# length compressed 4x (the rest shifted back so that it keeps its rate).
+scale50=$(python3 -c "print($trace_rate / (0.5 * $capacity))")
+python3 - "$csv" "$work/burst.jsonl" "$scale50" "$duration" <<'PY'
+import csv, json, sys
+from datetime import datetime
+rows = list(csv.DictReader(open(sys.argv[1])))
+scale, duration = float(sys.argv[3]), float(sys.argv[4]) * 1e6
+t0 = datetime.strptime(rows[0]["TIMESTAMP"][:26], "%Y-%m-%d %H:%M:%S.%f")
+times = [(datetime.strptime(r["TIMESTAMP"][:26], "%Y-%m-%d %H:%M:%S.%f") - t0).total_seconds() * 1e6 * scale
+         for r in rows]
+end = min(times[-1], duration)
+start, length = 0.4 * end, 2e6
+out = []
+for t, r in zip(times, rows):
+    if t > end: break
+    if start <= t < start + length: u = start + (t - start) / 4
+    elif t >= start + length: u = t - 0.75 * length
+    else: u = t
+    tokens = min(max(int(r["GeneratedTokens"]), 1), 4096)
+    out.append({"t_us": round(u, 1), "dims": {"tokens": tokens}, "stream": 0, "phase": 0})
+with open(sys.argv[2], "w") as f:
+    for o in out: f.write(json.dumps(o) + "\n")
+PY
+
+# The tuning database's runtime knobs are the defaults (batch 1, no delay: runtime knobs are not tuned through
+# serve yet), so static, policy and oracle also run with triton's batcher (+b): the kernels they choose, batched
+# as triton batches. `policy` alone shows the policy's own (untuned) batch limits.
+batcher="--max-batch 16 --queue-delay-us 100"
+declare -A setup=(
+  [default]="--mode default"
+  [triton]="--mode triton"
+  [static+b]="--mode static --db $db $batcher"
+  [policy]="--mode policy --policy $policy"
+  [policy+b]="--mode policy --policy $policy $batcher"
+  [oracle+b]="--mode oracle --db $db $batcher"
+  [libtorch]="--mode triton --executor libtorch"
+)
+order=(default triton static+b policy policy+b oracle+b libtorch)
+loads=(50 85 burst)
+for ((r = 0; r < rounds; ++r)); do
+  for load in "${loads[@]}"; do
+    for ((i = 0; i < ${#order[@]}; ++i)); do
+      name=${order[$(((i + r) % ${#order[@]}))]}
+      if [ "$load" = burst ]; then
+        source_args=(--requests "$work/burst.jsonl")
+      else
+        scale=$(python3 -c "print($trace_rate / ($load / 100 * $capacity))")
+        source_args=("${csv_args[@]}" --time-scale "$scale" --duration "$duration")
+      fi
+      # shellcheck disable=SC2086
+      "$crmap" serve "${common[@]}" "${source_args[@]}" ${setup[$name]} >"$work/$name.$load.$r.json" 2>"$work/err" ||
+        { echo "modes.sh: $name at $load failed:" >&2; cat "$work/err" >&2; exit 1; }
+      echo "round $r load $load: $name done" >&2
+    done
+  done
+done
+python3 - "$work" "$rounds" "$slo_ms" "${order[*]}" "${loads[*]}" <<'PY'
+import json, statistics, sys
+work, rounds, slo = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+names, loads = sys.argv[4].split(), sys.argv[5].split()
+def med(runs, f): return statistics.median(f(s) for s in runs)
+for load in loads:
+    rows = {}
+    for name in names:
+        runs = [json.load(open(f"{work}/{name}.{load}.{r}.json")) for r in range(rounds)]
+        rows[name] = {
+            "p50": med(runs, lambda s: s["latency_us"]["p50"]), "p95": med(runs, lambda s: s["latency_us"]["p95"]),
+            "p99": med(runs, lambda s: s["latency_us"]["p99"]), "good": med(runs, lambda s: s["goodput_rps"]),
+            "thr": med(runs, lambda s: s["throughput_rps"]), "batch": med(runs, lambda s: s["mean_batch_size"]),
+            "rej": med(runs, lambda s: sum(s["rejected"].values())), "cpu": med(runs, lambda s: s["cpu"]["process_s"]),
+            "n": med(runs, lambda s: s["released"])}
+    title = "x4 burst (2 s at 4x) on 50% load" if load == "burst" else f"{load}% of default capacity"
+    print(f"\n{title}: median over {rounds} interleaved rounds; latency in ms, goodput within {slo} ms in req/s")
+    print(f"{'mode':<9} {'released':>8} {'p50':>7} {'p95':>7} {'p99':>8} {'goodput':>8} {'thrpt':>7} {'batch':>6} {'cpu s':>6} {'p99 vs policy':>13}")
+    for name in names:
+        r = rows[name]
+        print(f"{name:<9} {r['n']:8.0f} {r['p50']/1e3:7.2f} {r['p95']/1e3:7.2f} {r['p99']/1e3:8.2f} {r['good']:8.1f} "
+              f"{r['thr']:7.1f} {r['batch']:6.2f} {r['cpu']:6.2f} {r['p99'] / rows['policy+b']['p99']:12.2f}x")
+    p = rows["policy+b"]
+    print(f"targets (policy+b): libtorch p99 / policy p99 = {rows['libtorch']['p99'] / p['p99']:.2f}x (>= 3x); "
+          f"policy goodput / triton = {p['good'] / max(rows['triton']['good'], 1e-9):.2f}x (>= 2x); "
+          f"policy p99 / oracle p99 = {p['p99'] / rows['oracle+b']['p99']:.2f} (<= 1.10)")
+PY
