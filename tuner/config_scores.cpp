@@ -35,31 +35,27 @@ const ConfigScore* ShapeScores::Find(const std::string& config) const {
   return it == configs.end() ? nullptr : &it->second;
 }
 
-double RecordLatencyAt(const TuningRecord& record, Objective objective) {
-  if (objective != Objective::kMedian && record.rounds < MinimumRounds(objective))
-    return std::numeric_limits<double>::quiet_NaN();
-  switch (objective) {
-    case Objective::kMedian: return record.median_us;
-    case Objective::kP95: return record.p95_us;
-    case Objective::kP99: return record.p99_us;
-  }
-  return record.median_us;
+bool HasFigureAt(const TuningRecord& record, Objective objective) {
+  return objective == Objective::kMedian || record.rounds >= MinimumRounds(objective);
 }
 
 namespace {
 
-double RatioToAnchorAt(const TuningRecord& record, Objective objective) {
-  if (objective != Objective::kMedian && record.rounds < MinimumRounds(objective))
-    return std::numeric_limits<double>::quiet_NaN();
-  switch (objective) {
-    case Objective::kMedian: return record.ratio_to_anchor;
-    case Objective::kP95: return record.p95_ratio_to_anchor;
-    case Objective::kP99: return record.p99_ratio_to_anchor;
-  }
-  return record.ratio_to_anchor;
+// The one of three per-objective fields `objective` names; NaN when the record cannot support it.
+double FieldAt(const TuningRecord& record, Objective objective, double median, double p95, double p99) {
+  if (!HasFigureAt(record, objective)) return std::numeric_limits<double>::quiet_NaN();
+  return objective == Objective::kP95 ? p95 : objective == Objective::kP99 ? p99 : median;
+}
+
+double RatioToAnchorAt(const TuningRecord& r, Objective objective) {
+  return FieldAt(r, objective, r.ratio_to_anchor, r.p95_ratio_to_anchor, r.p99_ratio_to_anchor);
 }
 
 }  // namespace
+
+double RecordLatencyAt(const TuningRecord& r, Objective objective) {
+  return FieldAt(r, objective, r.median_us, r.p95_us, r.p99_us);
+}
 
 double RecordSpeedup(const TuningRecord& r, const DefaultPredicate& is_default, double default_latency_us,
                      bool* in_run, Objective objective) {

@@ -73,8 +73,10 @@ std::map<Dims, ShapeScores> ScoreConfigs(const std::vector<const TuningRecord*>&
 std::map<Dims, ShapeScores> ScoreConfigs(const SearchSpace& space, const std::vector<TuningRecord>& records,
                                         Objective objective = Objective::kMedian);
 
-// A record's latency at the objective (its median, p95 or p99); NaN when not recorded, or when the record has
-// fewer rounds than the objective needs (MinimumRounds: a p95 of 10 samples is no evidence of the tail).
+// Whether a record can speak for `objective`: always at the median; at a tail, when it has the rounds the tail
+// needs (MinimumRounds: a p95 of 10 samples is no evidence of the tail).
+bool HasFigureAt(const TuningRecord& record, Objective objective);
+// A record's latency at the objective (its median, p95 or p99); NaN when not recorded or !HasFigureAt.
 double RecordLatencyAt(const TuningRecord& record, Objective objective);
 
 // A record's speedup over the default by the rule above, given the default's latency at the objective at its

@@ -19,7 +19,7 @@ std::vector<std::pair<Candidate, Evaluation>> ObservationsFromRecords(const Sear
     if (!config.ok()) continue;  // a config of another space version: not replayable
     // Measured with too few rounds for the objective's tail: no evidence either way, so not replayed (a
     // campaign measures it again, with the rounds the tail needs).
-    if (objective != Objective::kMedian && r.status == "ok" && r.rounds < MinimumRounds(objective)) continue;
+    if (r.status == "ok" && !HasFigureAt(r, objective)) continue;
     Evaluation e;
     e.status = EvalStatusFromName(r.status);
     e.message = r.message;
