@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <cmath>
+#include <limits>
 #include <map>
 #include <memory>
 #include <set>
@@ -297,6 +298,12 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
   report.summary = serve::Summarize(result, o.slo_ms);
   report.source = stream.report;
   report.plans = cache.stats();
+  for (const serve::RequestRecord& r : result.records) {
+    if (r.outcome == serve::Outcome::kRejected && r.reason == serve::RejectReason::kOutOfRange) continue;
+    report.served_latency_us.push_back(r.outcome == serve::Outcome::kCompleted
+                                           ? r.latency_us()
+                                           : std::numeric_limits<double>::infinity());
+  }
   const HostInfo& host = DetectHost();
   Json json = serve::SummaryJson(report.summary);
   json["mode"] = o.mode;
@@ -345,6 +352,22 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
                 host.cores, result.keep_warm_cpu_us / 1e6);
   report.text += line;
   return report;
+}
+
+RuntimeRunner ServeRuntimeRunner(ServeTaskOptions base) {
+  return [base = std::move(base)](const RuntimeSetting& setting, int) -> Result<RuntimeRun> {
+    ServeTaskOptions options = base;
+    options.max_batch = setting.max_batch;
+    options.queue_delay_us = setting.queue_delay_us;
+    options.placement = setting.placement;
+    if (!setting.thread_wait.empty()) options.thread_wait = setting.thread_wait;
+    CRMAP_ASSIGN_OR_RETURN(ServeTaskReport report, RunServeTask(options));
+    RuntimeRun run;
+    run.wall_s = report.summary.wall_s;
+    run.within_slo = static_cast<int64_t>(std::llround(report.summary.goodput_rps * report.summary.wall_s));
+    run.latency_us = std::move(report.served_latency_us);
+    return run;
+  };
 }
 
 }  // namespace crmap

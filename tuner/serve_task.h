@@ -21,6 +21,7 @@
 #include "common/status.h"
 #include "runtime/serve/request_source.h"
 #include "runtime/serve/summary.h"
+#include "tuner/runtime_tuning.h"
 
 namespace crmap {
 
@@ -69,6 +70,9 @@ struct ServeTaskReport {
   serve::ServeSummary summary;
   serve::SourceReport source;
   PlanCacheStats plans;
+  // Per request released, by id: a completed one's latency; +inf for one rejected (queue full, timeout,
+  // shutdown) or failed; one the source rejected as out of range is not listed. Runtime tuning pools these.
+  std::vector<double> served_latency_us;
   Json json;         // everything above, with the mode, workload and host
   std::string text;  // the summary for people
 };
@@ -77,5 +81,9 @@ struct ServeTaskReport {
 // without --policy, oracle without --db, static without --config or --db); NotFound for a missing file; the
 // loaders' errors otherwise.
 Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& options);
+
+// Runtime tuning's runner (tuner/runtime_tuning.h): serves `base` with a setting's max batch, queue delay,
+// placement and thread wait over whatever `base` says. Info logs of the runs are the caller's to quiet.
+RuntimeRunner ServeRuntimeRunner(ServeTaskOptions base);
 
 }  // namespace crmap

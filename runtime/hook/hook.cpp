@@ -428,6 +428,7 @@ crmap_status crmap_hook_decide(crmap_hook* hook, const int64_t* dims, size_t dim
     if (model.ids_fit()) state->Store(dims, dim_count, model.ConfigId(config), predicted);
     guard.shard().network_evaluations.fetch_add(1, std::memory_order_relaxed);
   }
+  model.SetRuntimeKnobs(config);
   if (model.FormatConfig(config, decision->config, sizeof decision->config) == 0)
     return Error(CRMAP_ERR_INTERNAL, "crmap_hook_decide: config string longer than %d bytes",
                  CRMAP_HOOK_CONFIG_CAPACITY - 1);

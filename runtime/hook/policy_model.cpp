@@ -75,7 +75,10 @@ Result<std::unique_ptr<PolicyModel>> PolicyModel::Create(PolicyFile file) {
   size_t choice = 0, feature = f.dims.size();
   for (size_t k = 0; k < f.knobs.size(); ++k) {
     model->feature_offset_.push_back(f.knobs[k].plan ? feature : SIZE_MAX);
-    if (!f.knobs[k].plan) continue;
+    if (!f.knobs[k].plan) {
+      model->runtime_knobs_.push_back(k);
+      continue;
+    }
     model->plan_knobs_.push_back(k);
     model->choice_offset_.push_back(choice);
     choice += f.knobs[k].values.size();

@@ -55,6 +55,11 @@ class PolicyModel {
   double LatencyFromLogSpeedup(const int64_t* dims, double log_speedup) const;
   // The critic's predicted log speedup of `config` over the default config at `dims`.
   double PredictLogSpeedup(const int64_t* dims, const uint32_t* config) const;
+  // Sets the runtime knobs (batching, placement) of `config` to the policy's values for them: each knob's
+  // default_index, which `crmap tune --requests` sets to what serving measured best. Every answer passes here.
+  void SetRuntimeKnobs(uint32_t* config) const {
+    for (size_t k : runtime_knobs_) config[k] = file_.knobs[k].default_index;
+  }
   // Mixed-radix id of a config (first knob least significant) and back.
   uint64_t ConfigId(const uint32_t* config) const;
   void ConfigFromId(uint64_t id, uint32_t* config) const;
@@ -79,6 +84,7 @@ class PolicyModel {
   PolicyFile file_;
   std::vector<uint32_t> table_order_;     // table indices sorted by dims
   std::vector<size_t> plan_knobs_;        // knob indices of plan knobs
+  std::vector<size_t> runtime_knobs_;     // knob indices of runtime knobs
   std::vector<size_t> choice_offset_;     // per plan knob: first one-hot slot in the policy input
   std::vector<size_t> feature_offset_;    // per knob: first one-hot slot in the critic input (plan knobs only)
   Transposed trunk1_, trunk2_, critic1_, critic2_, critic3_;

@@ -1,4 +1,6 @@
 // crmap tune: one tuning campaign on the real backend (tuner/campaign_task.h).
+#include <string_view>
+
 #include "tuner/cli/commands.h"
 #include "tuner/cli/measure_options.h"
 #include "tuner/cli/task_options.h"
@@ -6,6 +8,9 @@
 namespace crmap::cli {
 
 int RunTune(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)  // a request stream to serve: tune the runtime's knobs under load
+    if (std::string_view(argv[i]) == "--requests" || std::string_view(argv[i]).rfind("--requests=", 0) == 0)
+      return RunTuneRuntime(argc, argv);
   cxxopts::Options options("crmap tune",
                            "Run a tuning campaign: an agent spends --budget measurements over shapes drawn from a "
                            "distribution (or listed), every result appended to --db.");

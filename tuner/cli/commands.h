@@ -9,6 +9,8 @@ int RunMeasure(int argc, char** argv);
 int RunCompare(int argc, char** argv);
 int RunSweep(int argc, char** argv);
 int RunTune(int argc, char** argv);
+// `crmap tune --requests ...`: RunTune hands a command line naming --requests to this.
+int RunTuneRuntime(int argc, char** argv);
 int RunCampaign(int argc, char** argv);
 int RunDb(int argc, char** argv);
 int RunReplay(int argc, char** argv);

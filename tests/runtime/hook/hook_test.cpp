@@ -54,6 +54,7 @@ Answer Expected(const PolicyModel& model, const std::vector<int64_t>& dims) {
     answer.source = CRMAP_SOURCE_POLICY;
     answer.predicted_us = model.PredictLatencyUs(dims.data(), config.data());
   }
+  model.SetRuntimeKnobs(config.data());
   answer.config = PolicyConfigString(model.file().knobs, config);
   return answer;
 }
@@ -529,6 +530,36 @@ TEST_F(HookTest, DecideAllocatesNothing) {
     ASSERT_EQ(crmap_hook_observe(hook.get(), d.decision_id, 100, 1), CRMAP_OK);
   }
   EXPECT_EQ(g_allocation_count.load(), before);
+}
+
+// Runtime knobs (batching, placement) are answered with the policy's values for them — each knob's
+// default_index, which runtime tuning writes — whichever way the answer comes: table, network or cache.
+TEST_F(HookTest, RuntimeKnobsAreAnsweredWithThePolicysRuntimeValues) {
+  PolicyFile tuned = policy_a_;
+  size_t batch_knob = tuned.knobs.size();
+  for (size_t k = 0; k < tuned.knobs.size(); ++k)
+    if (tuned.knobs[k].name == "batch") batch_knob = k;
+  ASSERT_LT(batch_knob, tuned.knobs.size());
+  ASSERT_FALSE(tuned.knobs[batch_knob].plan);
+  const uint32_t last = static_cast<uint32_t>(tuned.knobs[batch_knob].values.size() - 1);
+  ASSERT_NE(tuned.knobs[batch_knob].default_index, last);
+  tuned.knobs[batch_knob].default_index = last;
+  const std::string wanted = "batch=" + tuned.knobs[batch_knob].values[last] + ";";
+  const std::string path = WriteTestPolicy("hook_runtime.policy", tuned);
+  Hook hook;
+  ASSERT_EQ(hook.Open(path), CRMAP_OK) << Hook::LastError();
+  std::vector<std::vector<int64_t>> shapes = {tuned.table[0].dims, {777}, {777}, {1500}};
+  std::set<int32_t> sources;
+  for (const auto& dims : shapes) {
+    crmap_decision d;
+    ASSERT_EQ(hook.Decide(dims, &d), CRMAP_OK);
+    EXPECT_NE(std::string(d.config).find(wanted), std::string::npos) << d.config;
+    EXPECT_EQ(d.values[batch_knob], static_cast<int32_t>(last));
+    sources.insert(d.source);
+  }
+  EXPECT_TRUE(sources.count(CRMAP_SOURCE_TABLE) && sources.count(CRMAP_SOURCE_POLICY));
+  crmap_metrics m = Metrics(hook);
+  EXPECT_GE(m.cache_hits, 1u);
 }
 
 // Regression tests for bugs these tests found.
