@@ -14,7 +14,11 @@
 #   batcher (see below).
 # Needs experiments/serve/results/bert_ffn.<isa>.{jsonl,policy} from tune_ffn.sh on this ISA.
 # Prints per load: p50/p95/p99 latency, goodput within SLO_MS, CPU, and the ratios the issue's targets name.
-# Usage: experiments/serve/modes.sh [ROUNDS] [SLO_MS] [DURATION_S]   (default 3 rounds, 10 ms, 12 s per run)
+# The trace's arrivals come in minute-scale bursts (a "50%" mean rate still overloads the server for seconds), so
+# the same token sizes are also replayed with Poisson arrivals at 50% and 85% (smooth50, smooth85): there the
+# kernels and batch limits decide, not the bursts.
+# Usage: [LOADS="50 85 burst smooth50 smooth85"] experiments/serve/modes.sh [ROUNDS] [SLO_MS] [DURATION_S]
+#        (default all five loads, 3 rounds, 10 ms, 12 s per run)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 crmap="$root/build/crmap"
@@ -72,6 +76,22 @@ with open(sys.argv[2], "w") as f:
     for o in out: f.write(json.dumps(o) + "\n")
 PY
 
+# The smoothed streams: the trace's token sizes in order, Poisson arrivals at LOAD x capacity.
+for load in 50 85; do
+  python3 - "$csv" "$work/smooth$load.jsonl" "$(python3 -c "print($load / 100 * $capacity)")" "$duration" <<'PY'
+import csv, json, random, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+rate, duration = float(sys.argv[3]), float(sys.argv[4]) * 1e6
+rng, t = random.Random(7), 0.0
+with open(sys.argv[2], "w") as f:
+    for r in rows:
+        t += rng.expovariate(rate) * 1e6
+        if t > duration: break
+        tokens = min(max(int(r["GeneratedTokens"]), 1), 4096)
+        f.write(json.dumps({"t_us": round(t, 1), "dims": {"tokens": tokens}, "stream": 0, "phase": 0}) + "\n")
+PY
+done
+
 # The tuning database's runtime knobs are the defaults (batch 1, no delay: runtime knobs are not tuned through
 # serve yet), so static, policy and oracle also run with triton's batcher (+b): the kernels they choose, batched
 # as triton batches. `policy` alone shows the policy's own (untuned) batch limits.
@@ -86,13 +106,13 @@ declare -A setup=(
   [libtorch]="--mode triton --executor libtorch"
 )
 order=(default triton static+b policy policy+b oracle+b libtorch)
-loads=(50 85 burst)
+read -r -a loads <<<"${LOADS:-50 85 burst smooth50 smooth85}"
 for ((r = 0; r < rounds; ++r)); do
   for load in "${loads[@]}"; do
     for ((i = 0; i < ${#order[@]}; ++i)); do
       name=${order[$(((i + r) % ${#order[@]}))]}
-      if [ "$load" = burst ]; then
-        source_args=(--requests "$work/burst.jsonl")
+      if [ "$load" = burst ] || [[ $load == smooth* ]]; then
+        source_args=(--requests "$work/$load.jsonl")
       else
         scale=$(python3 -c "print($trace_rate / ($load / 100 * $capacity))")
         source_args=("${csv_args[@]}" --time-scale "$scale" --duration "$duration")
@@ -119,7 +139,9 @@ for load in loads:
             "thr": med(runs, lambda s: s["throughput_rps"]), "batch": med(runs, lambda s: s["mean_batch_size"]),
             "rej": med(runs, lambda s: sum(s["rejected"].values())), "cpu": med(runs, lambda s: s["cpu"]["process_s"]),
             "n": med(runs, lambda s: s["released"])}
-    title = "x4 burst (2 s at 4x) on 50% load" if load == "burst" else f"{load}% of default capacity"
+    title = ("x4 burst (2 s at 4x) on 50% load" if load == "burst" else
+             f"{load[6:]}% of default capacity, Poisson arrivals, the trace's token sizes" if load.startswith("smooth")
+             else f"{load}% of default capacity")
     print(f"\n{title}: median over {rounds} interleaved rounds; latency in ms, goodput within {slo} ms in req/s")
     print(f"{'mode':<9} {'released':>8} {'p50':>7} {'p95':>7} {'p99':>8} {'goodput':>8} {'thrpt':>7} {'batch':>6} {'cpu s':>6} {'p99 vs policy':>13}")
     for name in names:
