@@ -69,6 +69,7 @@ std::string RuntimeSetting::Label() const {
   std::string label = "batch=" + std::to_string(max_batch) + ";queue_delay_us=" + Format("%g", queue_delay_us) +
                       ";placement=" + placement;
   if (!thread_wait.empty()) label += ";thread_wait=" + thread_wait;
+  if (chunk > 0) label += ";chunk=" + std::to_string(chunk);
   return label;
 }
 
@@ -92,13 +93,15 @@ const char* RuntimeObjectiveName(RuntimeObjective objective) {
 
 std::vector<RuntimeSetting> RuntimeGrid(const std::vector<int>& max_batch, const std::vector<double>& queue_delay_us,
                                         const std::vector<std::string>& placement,
-                                        const std::vector<std::string>& thread_wait) {
+                                        const std::vector<std::string>& thread_wait,
+                                        const std::vector<int64_t>& chunk) {
   std::vector<RuntimeSetting> grid;
   for (int batch : max_batch)
     for (double delay : queue_delay_us) {
       if (batch == 1 && delay != queue_delay_us.front()) continue;  // a batch of one never waits for company
       for (const std::string& where : placement)
-        for (const std::string& wait : thread_wait) grid.push_back({batch, delay, where, wait});
+        for (const std::string& wait : thread_wait)
+          for (int64_t piece : chunk) grid.push_back({batch, delay, where, wait, piece});
     }
   return grid;
 }
@@ -217,6 +220,9 @@ Status SetPolicyRuntimeKnobs(const RuntimeSetting& setting, PolicyFile* policy, 
   if (!setting.thread_wait.empty())
     not_stored->push_back("thread_wait=" + setting.thread_wait + " (no knob of the policy: serve with --thread-wait " +
                           setting.thread_wait + ")");
+  if (setting.chunk > 0)
+    not_stored->push_back("chunk=" + std::to_string(setting.chunk) + " (no knob of the policy: serve with --chunk " +
+                          std::to_string(setting.chunk) + ")");
   return Status::Ok();
 }
 
@@ -262,6 +268,7 @@ Json RuntimeTuningJson(const RuntimeTuningResult& result) {
                         {"queue_delay_us", r.setting.queue_delay_us},
                         {"placement", r.setting.placement},
                         {"thread_wait", r.setting.thread_wait},
+                        {"chunk", r.setting.chunk},
                         {"requests", r.requests},
                         {"unserved", r.unserved},
                         {"latency_ms", {{"p50", Finite(r.latency_us.p50 / 1000)},

@@ -27,13 +27,14 @@
 
 namespace crmap {
 
-// One set-up of the runtime's knobs. thread_wait "" leaves the decisions' own.
+// One set-up of the runtime's knobs. thread_wait "" leaves the decisions' own; chunk 0 runs requests whole.
 struct RuntimeSetting {
   int max_batch = 1;
   double queue_delay_us = 0;
   std::string placement = "shared";
   std::string thread_wait;
-  // "batch=16;queue_delay_us=200;placement=shared[;thread_wait=spin]".
+  int64_t chunk = 0;  // > 0: long requests run in chunks of this much of the summing dim (serve --chunk)
+  // "batch=16;queue_delay_us=200;placement=shared[;thread_wait=spin][;chunk=256]".
   std::string Label() const;
 };
 
@@ -92,11 +93,13 @@ Result<RuntimeTuningResult> TuneRuntime(const std::vector<RuntimeSetting>& setti
 // max batch 1 takes only the first queue delay (a batch of one is full at once and never waits for company).
 std::vector<RuntimeSetting> RuntimeGrid(const std::vector<int>& max_batch, const std::vector<double>& queue_delay_us,
                                         const std::vector<std::string>& placement,
-                                        const std::vector<std::string>& thread_wait);
+                                        const std::vector<std::string>& thread_wait,
+                                        const std::vector<int64_t>& chunk = {0});
 
 // Writes `setting` into a policy's runtime knobs — batch, queue_delay_us, placement: each knob's default_index
 // and the fallback's value, which the hook answers with every decision (runtime/hook/policy_model.h). The policy
-// has no thread_wait knob: a setting's thread_wait is named in *not_stored (serve it with --thread-wait).
+// has no thread_wait or chunk knob: a setting's thread_wait and chunk are named in *not_stored (serve with
+// --thread-wait, --chunk).
 // InvalidArgument naming the knob and the values it has when the setting's value is not one of them (`policy`
 // unchanged then); a knob the policy lacks is named in *not_stored too.
 Status SetPolicyRuntimeKnobs(const RuntimeSetting& setting, PolicyFile* policy, std::vector<std::string>* not_stored);

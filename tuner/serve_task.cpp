@@ -15,6 +15,7 @@
 #include "datasets/catalog.h"
 #include "datasets/scenario.h"
 #include "datasets/trace.h"
+#include "runtime/hook/policy_file.h"
 #include "runtime/serve/chrome_trace.h"
 #include "runtime/serve/decider.h"
 #include "runtime/serve/metrics.h"
@@ -98,6 +99,30 @@ Result<std::vector<TuningRecord>> DbRecords(const std::string& db, const Workloa
   return contents.records;
 }
 
+// The value of `knob` in a canonical config string ("...;placement=per_core;..."), or "".
+std::string KnobValueIn(const std::string& config, const std::string& knob) {
+  const std::string key = knob + "=";
+  size_t at = 0;
+  while ((at = config.find(key, at)) != std::string::npos) {
+    if (at == 0 || config[at - 1] == ';') {
+      const size_t end = config.find(';', at);
+      return config.substr(at + key.size(), end == std::string::npos ? std::string::npos : end - at - key.size());
+    }
+    at += key.size();
+  }
+  return "";
+}
+
+// The placement a policy file answers (its runtime knob; runtime/hook/policy_model.h), or "" when unreadable.
+std::string PolicyPlacement(const std::string& path) {
+  Result<PolicyFile> file = ReadPolicyFile(path);
+  if (!file.ok()) return "";
+  for (const PolicyKnob& knob : file->knobs)
+    if (knob.name == "placement" && !knob.plan && knob.default_index < knob.values.size())
+      return knob.values[knob.default_index];
+  return "";
+}
+
 }  // namespace
 
 Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
@@ -105,11 +130,11 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
   if (!kModes.count(o.mode))
     return Status::InvalidArgument("--mode '" + o.mode + "' is unknown; allowed: default, triton, static, policy, "
                                    "oracle");
-  if (o.placement != "shared" && o.placement != "per_core")
+  if (!o.placement.empty() && o.placement != "shared" && o.placement != "per_core")
     return Status::InvalidArgument("--placement '" + o.placement + "' is unknown; allowed: shared, per_core");
   if (o.executor != "onednn" && o.executor != "libtorch")
     return Status::InvalidArgument("--executor '" + o.executor + "' is unknown; allowed: onednn, libtorch");
-  if (o.executor == "libtorch" && o.placement != "shared")
+  if (o.executor == "libtorch" && o.placement == "per_core")
     return Status::InvalidArgument("--executor libtorch runs one executor on all cores (LibTorch's thread pool is "
                                    "per process); --placement per_core is for the onednn executor");
   if (o.timeout_action != "reject" && o.timeout_action != "delay")
@@ -123,6 +148,14 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
 
   CRMAP_ASSIGN_OR_RETURN(Workload workload, LoadWorkload(o.workload));
   CRMAP_ASSIGN_OR_RETURN(SearchSpace space, SearchSpace::Build(workload));
+  if (o.chunk < 0) return Status::InvalidArgument("--chunk must be >= 0");
+  if (o.chunk > 0 && workload.batch_dim().empty())
+    return Status::InvalidArgument("--chunk needs a summing dim; workload " + workload.name() +
+                                   " declares none (\"batching\": \"sum\" in its workload file)");
+  if (o.chunk > 0 && o.chunk > workload.dims().at(workload.batch_dim()).max)
+    return Status::InvalidArgument("--chunk " + std::to_string(o.chunk) + " is beyond " + workload.batch_dim() +
+                                   "'s range (at most " + std::to_string(workload.dims().at(workload.batch_dim()).max) +
+                                   ")");
   CRMAP_ASSIGN_OR_RETURN(serve::RequestStream stream, LoadRequests(o, workload));
   if (o.priorities.size() > static_cast<size_t>(std::max(stream.report.streams, 1)))
     return Status::InvalidArgument("--priorities lists " + std::to_string(o.priorities.size()) +
@@ -139,6 +172,7 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
   }
   std::unique_ptr<serve::Decider> decider;
   std::unique_ptr<crmap_hook, HookCloser> hook;
+  std::string decided_placement;  // the mode's placement knob, used when --placement is not given
   const std::string default_config = space.ToString(space.Default());
   if (o.mode == "default") {
     decider = std::make_unique<serve::FixedDecider>(default_config, overrides.Apply({1, 0}), "default");
@@ -157,6 +191,7 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
     }
     decider = std::make_unique<serve::FixedDecider>(
         config, overrides.Apply(serve::LimitsFromConfig(config, serve::BatchLimits{})), "static");
+    decided_placement = KnobValueIn(config, "placement");
   } else if (o.mode == "oracle") {
     CRMAP_ASSIGN_OR_RETURN(std::vector<TuningRecord> records, DbRecords(o.db, workload, space));
     std::vector<Dims> shapes;
@@ -183,7 +218,11 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
       spdlog::warn("--policy {}: {}; serving the fallback {}", o.policy, crmap_hook_last_error(), o.fallback);
     }
     decider = std::make_unique<serve::HookDecider>(hook.get(), overrides);
+    if (status == CRMAP_OK) decided_placement = PolicyPlacement(o.policy);
   }
+  const std::string placement =
+      !o.placement.empty() ? o.placement
+      : (o.executor == "onednn" && decided_placement == "per_core") ? "per_core" : "shared";
 
   // Executors: one on all cores, or one pinned single-threaded executor per allowed cpu.
   PlanCacheOptions plan_options = o.plans;
@@ -193,7 +232,7 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
   std::vector<serve::Executor*> executor_ptrs;
   if (o.executor == "libtorch") {
     executors.push_back(std::make_unique<TorchExecutor>(workload, space, DetectHost().cores));
-  } else if (o.placement == "shared") {
+  } else if (placement == "shared") {
     executors.push_back(std::make_unique<PlanExecutor>(space, workload, &cache, DetectHost().cores, -1));
   } else {
     for (int cpu : AllowedCpus()) executors.push_back(std::make_unique<PlanExecutor>(space, workload, &cache, 1, cpu));
@@ -227,7 +266,7 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
   server.streams.assign(static_cast<size_t>(std::max(stream.report.streams, 1)), settings);
   for (size_t i = 0; i < o.priorities.size(); ++i) server.streams[i].priority = o.priorities[i];
   if (!workload.batch_dim().empty())
-    server.rule = serve::BatchRule{workload.batch_dim(), workload.dims().at(workload.batch_dim()).max};
+    server.rule = serve::BatchRule{workload.batch_dim(), workload.dims().at(workload.batch_dim()).max, o.chunk};
   server.duration_us = o.duration_s * 1e6;
   server.warmup = o.warmup;
   server.on_stop = o.on_stop == "reject" ? serve::OnStop::kRejectQueued : serve::OnStop::kFinishQueued;
@@ -278,7 +317,8 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
     });
   }
 
-  spdlog::info("serving {} on {} ({} mode, {} executor{}): {}", workload.name(), DetectHost().isa, o.mode,
+  spdlog::log(o.quiet ? spdlog::level::debug : spdlog::level::info, "serving {} on {} ({} mode, {} executor{}): {}",
+              workload.name(), DetectHost().isa, o.mode,
                executors.size(), executors.size() == 1 ? "" : "s", stream.report.description);
   Result<serve::ServeResult> served = serve::Serve(stream, *decider, executor_ptrs, server);
   serving = false;
@@ -308,7 +348,8 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
   Json json = serve::SummaryJson(report.summary);
   json["mode"] = o.mode;
   json["workload"] = workload.name();
-  json["placement"] = o.placement;
+  json["placement"] = placement;
+  json["chunk"] = o.chunk;
   json["executor"] = o.executor;
   json["executors"] = executors.size();
   const double wall_s = report.summary.wall_s;
@@ -339,7 +380,7 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
   report.json = json;
   char line[512];
   std::snprintf(line, sizeof line, "%s, %s mode, %s executor, %s placement (%zu executor%s) on %s\n%s\n",
-                workload.name().c_str(), o.mode.c_str(), o.executor.c_str(), o.placement.c_str(), executors.size(), executors.size() == 1 ? "" : "s",
+                workload.name().c_str(), o.mode.c_str(), o.executor.c_str(), placement.c_str(), executors.size(), executors.size() == 1 ? "" : "s",
                 host.isa.c_str(), stream.report.description.c_str());
   report.text = line + serve::SummaryText(report.summary);
   std::snprintf(line, sizeof line, "plans: %lld compiled (%.0f ms), %lld failed, %lld substitutions, %lld evicted\n",
@@ -357,9 +398,11 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
 RuntimeRunner ServeRuntimeRunner(ServeTaskOptions base) {
   return [base = std::move(base)](const RuntimeSetting& setting, int) -> Result<RuntimeRun> {
     ServeTaskOptions options = base;
+    options.quiet = true;
     options.max_batch = setting.max_batch;
     options.queue_delay_us = setting.queue_delay_us;
     options.placement = setting.placement;
+    options.chunk = setting.chunk;
     if (!setting.thread_wait.empty()) options.thread_wait = setting.thread_wait;
     CRMAP_ASSIGN_OR_RETURN(ServeTaskReport report, RunServeTask(options));
     RuntimeRun run;

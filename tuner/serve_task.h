@@ -39,9 +39,12 @@ struct ServeTaskOptions {
   std::string db;                 // oracle mode; static mode without --config
   std::string config;             // static mode
   std::string executor = "onednn";   // onednn (the workload's plans) or libtorch (LibTorch eager, the peer)
-  std::string placement = "shared";  // shared (one executor, all cores) or per_core (onednn only)
+  // shared (one executor, all cores) or per_core (onednn only); "": the mode's — the placement knob of a static
+  // config or of the policy (its runtime knob), shared otherwise and for libtorch.
+  std::string placement;
   std::optional<int> max_batch;
   std::optional<double> queue_delay_us;
+  int64_t chunk = 0;              // > 0: a request longer than this along the summing dim runs in chunks of it
   std::string thread_wait;        // over the decisions' thread_wait knob ("": the decisions'; passive, spin, ...)
   std::vector<int> priorities;    // per stream (0 first); streams beyond the list get 0
   int64_t max_queue_size = 0;     // per stream; 0: none
@@ -64,6 +67,7 @@ struct ServeTaskOptions {
   std::atomic<bool>* reload_requested = nullptr;
   bool reload_on_change = false;
   std::function<void(const serve::ServeProgress&)> on_progress;
+  bool quiet = false;  // the "serving ..." line at debug level, not info (runtime tuning serves many runs)
 };
 
 struct ServeTaskReport {
@@ -83,7 +87,7 @@ struct ServeTaskReport {
 Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& options);
 
 // Runtime tuning's runner (tuner/runtime_tuning.h): serves `base` with a setting's max batch, queue delay,
-// placement and thread wait over whatever `base` says. Info logs of the runs are the caller's to quiet.
+// placement and thread wait over whatever `base` says; each run's start is logged at debug level.
 RuntimeRunner ServeRuntimeRunner(ServeTaskOptions base);
 
 }  // namespace crmap

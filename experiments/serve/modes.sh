@@ -92,9 +92,10 @@ with open(sys.argv[2], "w") as f:
 PY
 done
 
-# The tuning database's runtime knobs are the defaults (batch 1, no delay: runtime knobs are not tuned through
-# serve yet), so static, policy and oracle also run with triton's batcher (+b): the kernels they choose, batched
-# as triton batches. `policy` alone shows the policy's own (untuned) batch limits.
+# The tuning database's runtime knobs are the defaults (batch 1, no delay: the kernel campaign does not tune
+# them), so static, policy and oracle also run with triton's batcher (+b): the kernels they choose, batched as
+# triton batches. `policy` alone shows the policy's own (untuned) batch limits; tune_runtime.sh tunes them
+# through serve and compares the tuned policy on a held-out stream.
 batcher="--max-batch 16 --queue-delay-us 100"
 declare -A setup=(
   [default]="--mode default"

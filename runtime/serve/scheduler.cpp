@@ -135,6 +135,22 @@ std::optional<Batch> Scheduler::NextBatch(double now_us,
   BatchLimits limits = limits_for(head.request);
   limits.max_batch = std::max(limits.max_batch, 1);
   limits.max_delay_us = std::max(limits.max_delay_us, 0.0);
+  const bool sums = !rule_.sum_dim.empty() && head.request.dims.count(rule_.sum_dim);
+  const bool chunks = sums && rule_.chunk > 0;
+  // Of a request's summing dim, what is left to serve.
+  auto remaining = [this](const QueuedRequest& q) { return q.request.dims.at(rule_.sum_dim) - q.served; };
+  if (chunks && remaining(head) > rule_.chunk) {  // one chunk of the head, alone and at once
+    Batch batch;
+    batch.limits = limits;
+    batch.full = true;
+    batch.chunk = rule_.chunk;
+    batch.dims = head.request.dims;
+    batch.dims[rule_.sum_dim] = rule_.chunk;
+    batch.requests.push_back(head);
+    queues_[head_queue].erase(queues_[head_queue].begin() + static_cast<std::ptrdiff_t>(head_index));
+    --depth_;
+    return batch;
+  }
 
   // Compatible requests in serving order — not delayed first, then priority, then arrival — merged from the
   // per-stream queues, each already in that order (its fresh part, then its delayed prefix), and only as far as
@@ -162,7 +178,6 @@ std::optional<Batch> Scheduler::NextBatch(double now_us,
     while (c.position < end && !Compatible(head.request.dims, queue[c.Index()].request.dims)) ++c.position;
     return c.position < end;
   };
-  const bool sums = !rule_.sum_dim.empty() && head.request.dims.count(rule_.sum_dim);
   int64_t sum = 0;
   struct Chosen {
     size_t queue, index;
@@ -187,8 +202,9 @@ std::optional<Batch> Scheduler::NextBatch(double now_us,
     ++best->position;
     const QueuedRequest& q = queues_[best->queue][index];
     if (sums) {
-      const int64_t value = q.request.dims.at(rule_.sum_dim);
-      if (rule_.sum_max > 0 && sum + value > rule_.sum_max && !chosen.empty()) {
+      const int64_t value = remaining(q);
+      if ((chunks && value > rule_.chunk) ||  // it runs in chunks of its own when it becomes the head
+          (rule_.sum_max > 0 && sum + value > rule_.sum_max && !chosen.empty())) {
         blocked = true;
         continue;
       }
@@ -197,7 +213,8 @@ std::optional<Batch> Scheduler::NextBatch(double now_us,
     chosen.push_back({best->queue, index});
   }
   const bool full = static_cast<int>(chosen.size()) == limits.max_batch || blocked;
-  const double release_at = head.enqueued_us + limits.max_delay_us;
+  // The rest of a chunked request does not wait for company again.
+  const double release_at = head.served > 0 ? head.enqueued_us : head.enqueued_us + limits.max_delay_us;
   if (!full && now_us < release_at) {
     if (wake_at_us) *wake_at_us = std::min(release_at, NextTimeout());
     return std::nullopt;
@@ -218,6 +235,16 @@ std::optional<Batch> Scheduler::NextBatch(double now_us,
   for (const auto& [queue, index] : positions) queues_[queue].erase(queues_[queue].begin() + index);
   depth_ -= static_cast<int64_t>(positions.size());
   return batch;
+}
+
+void Scheduler::Requeue(QueuedRequest request, int64_t chunk, double now_us) {
+  const int stream = request.request.stream >= 0 && static_cast<size_t>(request.request.stream) < queues_.size()
+                         ? request.request.stream : 0;
+  request.served += chunk;
+  request.enqueued_us = now_us;
+  request.delayed = false;
+  queues_[stream].push_back(std::move(request));
+  ++depth_;
 }
 
 std::vector<Rejection> Scheduler::Drain(double now_us) {

@@ -13,6 +13,13 @@
 //   within its maximum — up to `max_batch` requests. A batch is released when it is full (max_batch requests,
 //   or no queued compatible request fits the summing dim any more), or its head has waited `max_delay_us`.
 //   `limits` are asked per head (the decision's runtime knobs `batch` and `queue_delay_us`, or flags).
+// - Chunks (`BatchRule::chunk` > 0): a request whose summing dim still has more than `chunk` to serve runs alone,
+//   `chunk` of it per batch (released at once: it never waits for company), and between its chunks goes back to
+//   the end of its queue (Requeue), so that the requests that arrived meanwhile are not stuck behind all of it —
+//   round robin at chunk granularity instead of head-of-line blocking. Splitting along a summing dim is the
+//   inverse of batching along it, so the work is the same; once the rest fits in a chunk the request batches
+//   like any other. A requeued request is not counted against max_queue_size; its timeout counts from its
+//   requeue.
 //
 // Not thread-safe.
 #pragma once
@@ -49,6 +56,7 @@ struct StreamSettings {
 struct BatchRule {
   std::string sum_dim;
   int64_t sum_max = 0;
+  int64_t chunk = 0;  // > 0: serve a larger request in pieces of this much of sum_dim (see above)
 };
 
 struct BatchLimits {
@@ -62,8 +70,11 @@ struct BatchLimits {
 
 struct QueuedRequest {
   ServeRequest request;
-  double enqueued_us = 0;  // when it arrived at the queue
+  double enqueued_us = 0;  // when it arrived at the queue (or was requeued after a chunk)
   bool delayed = false;    // timed out under kDelay
+  int64_t served = 0;      // of its summing dim, in chunks already run
+  double first_start_us = -1;      // when its first chunk started (-1: none ran); the server keeps it
+  double compile_wait_us = 0;      // its chunks' compile waits so far; the server keeps it
 };
 
 struct Batch {
@@ -71,6 +82,9 @@ struct Batch {
   Dims dims;                            // the combined dims the executor runs
   BatchLimits limits;                   // the limits it was formed under
   bool full = false;                    // released because full, not because the head's delay ran out
+  // > 0: the batch is this much of its only request, which has more left: after running it, give the request
+  // back with Requeue.
+  int64_t chunk = 0;
 };
 
 struct Rejection {
@@ -96,6 +110,10 @@ class Scheduler {
   // limits for a head request (called once per call, with the head).
   std::optional<Batch> NextBatch(double now_us, const std::function<BatchLimits(const ServeRequest&)>& limits_for,
                                  double* wake_at_us = nullptr);
+
+  // A request one chunk of which has run (Batch::chunk), back at the end of its stream's queue at `now_us` with
+  // that chunk counted as served.
+  void Requeue(QueuedRequest request, int64_t chunk, double now_us);
 
   // Every queued request, removed (reason shutdown).
   std::vector<Rejection> Drain(double now_us);

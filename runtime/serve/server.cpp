@@ -269,6 +269,11 @@ class Run {
       idle_us = 0;
       const double keep_warm_us = times.keep_warm_us;
       lock.lock();
+      if (times.requeue) {
+        scheduler_.Requeue(std::move(*times.requeue), times.chunk, NowUs());
+        wake_.notify_all();
+        continue;  // its next chunk, or what arrived meanwhile, runs at once: no keep-warm gap
+      }
       if (keep_warm_us > 0 && scheduler_.depth() == 0 && !arrivals_done_ && !stopped_) {
         const int64_t seen = arrivals_seen_.load(std::memory_order_acquire);
         lock.unlock();
@@ -287,6 +292,8 @@ class Run {
   struct BatchTimes {
     double start_us = 0, end_us = 0;  // around the executor's calls
     double keep_warm_us = 0;          // the run decision's
+    std::optional<QueuedRequest> requeue;  // a chunked request with more to run
+    int64_t chunk = 0;                     // what of it ran
   };
   BatchTimes RunBatch(Executor* executor, const std::string& name, const Batch& batch, int64_t batch_id,
                   const Decision& head_decision, int64_t depth) {
@@ -311,14 +318,20 @@ class Run {
     // The policy learns from clean runs only: not a substituted plan, a compile wait or a failure.
     if (execution.status.ok() && !execution.substituted && execution.compile_wait_us == 0)
       decider_.Observe(run, end - start, start - batch.requests.front().enqueued_us);
+    if (batch.chunk > 0 && execution.status.ok()) {  // one chunk of a request with more to run: back it goes
+      QueuedRequest rest = batch.requests.front();
+      if (rest.first_start_us < 0) rest.first_start_us = start;
+      rest.compile_wait_us += execution.compile_wait_us;
+      return BatchTimes{start, end, run.limits.keep_warm_us, std::move(rest), batch.chunk};
+    }
     std::lock_guard<std::mutex> lock(record_mutex_);
     for (const QueuedRequest& q : batch.requests) {
       RequestRecord& r = records_[q.request.id];
-      r.start_us = start;
+      r.start_us = q.first_start_us >= 0 ? q.first_start_us : start;  // a chunked request: its first chunk's
       r.end_us = end;
-      r.queue_wait_us = start - r.arrival_us;
-      r.compile_wait_us = execution.compile_wait_us;
-      r.service_us = end - start;
+      r.queue_wait_us = r.start_us - r.arrival_us;
+      r.compile_wait_us = q.compile_wait_us + execution.compile_wait_us;
+      r.service_us = end - r.start_us;
       r.batch_id = batch_id;
       r.batch_size = static_cast<int>(batch.requests.size());
       r.executor = name;
@@ -339,7 +352,7 @@ class Run {
       ++done_;
       if (options_.on_record) options_.on_record(r);
     }
-    return BatchTimes{start, end, run.limits.keep_warm_us};
+    return BatchTimes{start, end, run.limits.keep_warm_us, std::nullopt, 0};
   }
 
   const RequestStream& stream_;

@@ -13,7 +13,10 @@
 // observed after the batch, unless the batch failed, waited for a compile or ran a substituted plan (its
 // latency would teach the policy about another config). A batch whose requests do not add up along a summing
 // dim (equal dims only) calls the executor once per request. Once arrivals have ended, partial batches no
-// longer wait for company.
+// longer wait for company. With chunks (BatchRule::chunk), a chunk of a long request is one batch; after it the
+// request goes back to the scheduler (Requeue) and its record is written once its last chunk ran: start = its
+// first chunk's start, service = from there to its last chunk's end (other batches in between included),
+// compile wait = its chunks' sum, batch id and size = its last batch's.
 //
 // Between batches: when the batch's decision says spin (BatchLimits::keep_warm_us > 0) and nothing is queued,
 // the dispatcher has its executor keep its thread team spinning until the next arrival, the budget or the end of

@@ -33,8 +33,10 @@ ServeSummary Summarize(const ServeResult& result, double slo_ms) {
   std::map<int, std::vector<double>> per_stream;
   std::map<std::string, int64_t> executor_all;
   int64_t within_slo = 0;
+  std::map<int, int64_t> released_per_stream;
   for (const RequestRecord& r : result.records) {
     ++s.released;
+    ++released_per_stream[r.stream];
     if (r.outcome == Outcome::kRejected) {
       ++s.rejected[RejectReasonName(r.reason)];
       continue;
@@ -76,6 +78,15 @@ ServeSummary Summarize(const ServeResult& result, double slo_ms) {
     worst = std::max(worst, ss.p99_latency_us);
   }
   s.fairness = best > 0 ? worst / best : 1;
+  for (const auto& [stream, released] : released_per_stream)  // streams that completed nothing
+    if (!per_stream.count(stream)) {
+      StreamSummary ss;
+      ss.stream = stream;
+      s.streams.push_back(ss);
+      ++s.starved_streams;
+    }
+  std::sort(s.streams.begin(), s.streams.end(),
+            [](const StreamSummary& a, const StreamSummary& b) { return a.stream < b.stream; });
 
   // Tail drivers: the completed requests strictly above the p95 latency.
   const double p95 = s.latency_us.p95;
@@ -150,6 +161,7 @@ Json SummaryJson(const ServeSummary& s) {
     streams.push_back({{"stream", ss.stream}, {"completed", ss.completed}, {"p99_latency_us", ss.p99_latency_us}});
   j["streams"] = streams;
   j["fairness"] = s.fairness;
+  j["starved_streams"] = s.starved_streams;
   j["tail"] = {{"requests", s.tail.requests},          {"queue_share", s.tail.queue_share},
                {"compile_share", s.tail.compile_share}, {"imbalance_share", s.tail.imbalance_share},
                {"fallback_share", s.tail.fallback_share}, {"substituted_share", s.tail.substituted_share}};
@@ -191,11 +203,16 @@ std::string SummaryText(const ServeSummary& s) {
   if (s.streams.size() > 1) {
     text += "per stream p99:";
     for (const StreamSummary& ss : s.streams) {
-      std::snprintf(line, sizeof line, " [%d] %.1f us", ss.stream, ss.p99_latency_us);
+      if (ss.completed > 0)
+        std::snprintf(line, sizeof line, " [%d] %.1f us", ss.stream, ss.p99_latency_us);
+      else
+        std::snprintf(line, sizeof line, " [%d] none completed", ss.stream);
       text += line;
     }
-    std::snprintf(line, sizeof line, "; fairness (max/min p99) %.2f\n", s.fairness);
+    std::snprintf(line, sizeof line, "; fairness (max/min p99 of streams that completed) %.2f", s.fairness);
     text += line;
+    if (s.starved_streams > 0) text += "; " + std::to_string(s.starved_streams) + " stream(s) completed nothing";
+    text += "\n";
   }
   std::snprintf(line, sizeof line,
                 "tail (%lld requests above p95): %.0f%% queueing, %.0f%% compile wait, %.0f%% on an imbalanced "

@@ -24,7 +24,7 @@ Quantiles QuantilesOf(std::vector<double> values);
 struct StreamSummary {
   int stream = 0;
   int64_t completed = 0;
-  double p99_latency_us = 0;
+  double p99_latency_us = 0;  // 0 when none completed
 };
 
 // The requests above the p95 latency and where their time went (shares in [0, 1]).
@@ -51,6 +51,7 @@ struct ServeSummary {
   double goodput_rps = 0;     // completed within the SLO / wall (throughput without an SLO)
   std::vector<StreamSummary> streams;
   double fairness = 1;        // max / min per-stream p99 over streams that completed requests
+  int64_t starved_streams = 0;  // streams whose released requests all went unserved (in `streams`, completed 0)
   TailDrivers tail;
   std::map<std::string, int64_t> by_source;  // completed requests per decision source
 };

@@ -69,6 +69,18 @@ for mode in default triton; do
   check "$mode: every request ends once, telemetry = summary" check_run "$WORK/$mode.json" "$WORK/$mode.jsonl" 400
 done
 
+# Chunks: requests longer than 4 rows run 4 at a time between other batches; every request still ends once.
+run "serve --chunk 4" "$WORK/chunk.out" serve -w "$TINY" --requests "$WORK/trace.jsonl" --mode triton --chunk 4 \
+  --telemetry "$WORK/chunk.jsonl" --summary "$WORK/chunk.json"
+check "chunk: every request ends once, telemetry = summary" check_run "$WORK/chunk.json" "$WORK/chunk.jsonl" 400
+check "chunk: recorded in the summary" json_check "$WORK/chunk.json" '
+assert d["chunk"] == 4, d["chunk"]
+assert d["batches"] >= 1
+'
+expect_bad "--chunk negative" "--chunk" serve -w "$TINY" --requests "$WORK/trace.jsonl" --chunk -2
+expect_bad "--chunk beyond the summing dim's range" "beyond batch's range" serve -w "$TINY" \
+  --requests "$WORK/trace.jsonl" --chunk 100
+
 # Prometheus metrics file: promtool (Debian's prometheus, installed by scripts/install_deps.sh) parses it and finds
 # nothing to lint but the one thing we chose — Triton's `_us` unit in the duration names (exit 3 for lint findings
 # alone, 1 for a format error) — and its counts are the summary's.

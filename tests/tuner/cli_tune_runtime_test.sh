@@ -46,6 +46,14 @@ check "both thread waits served" json_check "$WORK/wait.out" '
 assert [x["thread_wait"] for x in d["settings"]] == ["passive", "spin"], d["settings"]
 '
 
+run "chunk sizes as a tuned knob" "$WORK/chunk.out" tune -w "$TINY" --requests "$WORK/trace.jsonl" --max-batch 4 \
+  --queue-delay-us 0 --placement shared --chunk 0,4 --rounds 1 --objective p50 --json
+check "both chunk sizes served, every request counted" json_check "$WORK/chunk.out" '
+assert [x["chunk"] for x in d["settings"]] == [0, 4], d["settings"]
+assert all(x["requests"] == 300 and x["unserved"] == 0 for x in d["settings"])
+'
+expect_bad "a negative chunk" "--chunk" tune -w "$TINY" --requests "$WORK/trace.jsonl" --chunk -1
+
 # A policy, and its runtime knobs set by tuning: one set-up, so it is the best and is written.
 "$CRMAP" tune --workload "$TINY" --shapes "batch=2;batch=16" --agent random --budget 6 --rounds 2 --warmup 0 \
   --cold-samples 0 --no-confirm --db "$WORK/tiny.jsonl" >/dev/null 2>&1 || fail "tune a database" "failed"
@@ -73,6 +81,17 @@ bad = [l["config"] for l in lines if "batch=16;queue_delay_us=1000;" not in l["c
 assert lines and not bad, bad[:3]
 print(f"{len(lines)} requests, all decided with batch=16;queue_delay_us=1000")
 ' "$WORK/serve.jsonl"
+
+# The policy's placement knob is what serve runs when --placement is not given.
+run "tune a policy to per-core placement" "$WORK/pc.out" tune -w "$TINY" --requests "$WORK/trace.jsonl" \
+  --mode policy --policy "$WORK/p.policy" --max-batch 4 --queue-delay-us 0 --placement per_core --rounds 1 \
+  --duration 0.05 --write-policy "$WORK/per_core.policy"
+run "serve it without --placement" "$WORK/pc_serve.out" serve -w "$TINY" --requests "$WORK/trace.jsonl" \
+  --mode policy --policy "$WORK/per_core.policy" --duration 0.05 --json
+check "serve placed it per core" json_check "$WORK/pc_serve.out" 'assert d["placement"] == "per_core", d["placement"]'
+run "serve it with --placement shared" "$WORK/sh_serve.out" serve -w "$TINY" --requests "$WORK/trace.jsonl" \
+  --mode policy --policy "$WORK/per_core.policy" --duration 0.05 --placement shared --json
+check "--placement overrides the policy" json_check "$WORK/sh_serve.out" 'assert d["placement"] == "shared", d["placement"]'
 
 expect_bad "unknown objective" "allowed: p50, p95, p99, goodput" tune -w "$TINY" --requests "$WORK/trace.jsonl" \
   --objective p90

@@ -178,6 +178,10 @@ TEST(RuntimeTuningTest, TheGridSkipsDelaysForABatchOfOne) {
   EXPECT_EQ(grid.back().Label(), "batch=16;queue_delay_us=200;placement=per_core");
   EXPECT_EQ(RuntimeGrid({4}, {0}, {"shared"}, {"passive", "spin"})[1].Label(),
             "batch=4;queue_delay_us=0;placement=shared;thread_wait=spin");
+  std::vector<RuntimeSetting> chunked = RuntimeGrid({4}, {0}, {"shared"}, {""}, {0, 256});
+  ASSERT_EQ(chunked.size(), 2u);
+  EXPECT_EQ(chunked[1].chunk, 256);
+  EXPECT_EQ(chunked[1].Label(), "batch=4;queue_delay_us=0;placement=shared;chunk=256");
 }
 
 TEST(RuntimeTuningTest, TheBestSettingIsWrittenIntoAPolicysRuntimeKnobs) {
@@ -197,13 +201,14 @@ TEST(RuntimeTuningTest, TheBestSettingIsWrittenIntoAPolicysRuntimeKnobs) {
   ASSERT_LT(std::max({batch_knob, delay_knob, placement_knob}), policy.knobs.size());
 
   std::vector<std::string> not_stored;
-  ASSERT_TRUE(SetPolicyRuntimeKnobs({16, 200, "per_core", "spin"}, &policy, &not_stored).ok());
+  ASSERT_TRUE(SetPolicyRuntimeKnobs({16, 200, "per_core", "spin", 512}, &policy, &not_stored).ok());
   EXPECT_EQ(policy.knobs[batch_knob].default_index, batch16);
   EXPECT_EQ(policy.knobs[delay_knob].default_index, delay200);
   EXPECT_EQ(policy.knobs[placement_knob].default_index, per_core);
   EXPECT_EQ(policy.fallback[batch_knob], batch16);
-  ASSERT_EQ(not_stored.size(), 1u);
+  ASSERT_EQ(not_stored.size(), 2u);
   EXPECT_NE(not_stored[0].find("thread_wait=spin"), std::string::npos);
+  EXPECT_NE(not_stored[1].find("--chunk 512"), std::string::npos);
   EXPECT_TRUE(ValidatePolicyFile(policy).ok());
 
   // A value the knob cannot hold: refused, naming the values, and nothing changed.

@@ -35,13 +35,15 @@ int RunServe(int argc, char** argv) {
                            "runtime (queues, dynamic batcher, decisions per batch) and report the tail.");
   AddServeStreamOptions(options);
   options.add_options()
-      ("placement", "shared (one executor, all cores) or per_core (a pinned single-threaded executor per core)",
-       cxxopts::value<std::string>()->default_value("shared"))
+      ("placement", "shared (one executor, all cores) or per_core (a pinned single-threaded executor per core); "
+       "default: the static config's or the policy's placement knob, else shared", cxxopts::value<std::string>())
       ("max-batch", "requests per batch, over the decisions' batch knob", cxxopts::value<int>())
       ("queue-delay-us", "how long a batch's head waits for company, over the decisions' knob",
        cxxopts::value<double>())
       ("thread-wait", "between batches the executor's threads: passive (left to OpenMP), spin (until the next "
        "request), spin_<N>us / spin_<N>ms; over the decisions' thread_wait knob", cxxopts::value<std::string>())
+      ("chunk", "run a request longer than N along the summing dim in chunks of N, between other batches "
+       "(0: whole)", cxxopts::value<int64_t>()->default_value("0"))
       ("on-stop", "after Ctrl-C or SIGTERM: finish or reject the queued requests",
        cxxopts::value<std::string>()->default_value("finish"))
       ("reload-on-change", "mode policy: reload the policy when its file changes (SIGHUP always reloads it)")
@@ -66,7 +68,7 @@ int RunServe(int argc, char** argv) {
   ServeTaskOptions task;
   Status stream = ReadServeStreamOptions(args, &task);
   if (!stream.ok()) return Fail(stream);
-  task.placement = args["placement"].as<std::string>();
+  if (args.count("placement")) task.placement = args["placement"].as<std::string>();
   if (args.count("thread-wait")) task.thread_wait = args["thread-wait"].as<std::string>();
   if (args.count("max-batch")) {
     auto max_batch = OptionInRange(args, "max-batch", 1, 4096);
@@ -78,6 +80,9 @@ int RunServe(int argc, char** argv) {
     if (!delay.ok()) return Fail(delay.status());
     task.queue_delay_us = *delay;
   }
+  auto chunk = OptionInRange<int64_t>(args, "chunk", 0, int64_t{1} << 30);
+  if (!chunk.ok()) return Fail(chunk.status());
+  task.chunk = *chunk;
   task.on_stop = args["on-stop"].as<std::string>();
   if (args.count("telemetry")) task.telemetry_path = args["telemetry"].as<std::string>();
   if (args.count("trace")) task.trace_path = args["trace"].as<std::string>();

@@ -76,6 +76,8 @@ int RunTuneRuntime(int argc, char** argv) {
       ("placement", "placements to try: shared, per_core", cxxopts::value<std::string>()->default_value("shared,per_core"))
       ("thread-wait", "thread wait policies to try (passive, spin, spin_<N>us, ...); default: the decisions' own",
        cxxopts::value<std::string>())
+      ("chunk", "chunk sizes to try along the summing dim (0: requests run whole)",
+       cxxopts::value<std::string>()->default_value("0"))
       ("rounds", "interleaved rounds (each serves every set-up once)", cxxopts::value<int>()->default_value("3"))
       ("objective", "p50, p95, p99 (of latency, unserved requests counting as infinite) or goodput (needs --slo-ms)",
        cxxopts::value<std::string>()->default_value("p99"))
@@ -120,7 +122,9 @@ int RunTuneRuntime(int argc, char** argv) {
                                             "spin_<N>us or spin_<N>ms"));
     waits = *listed;
   }
-  const std::vector<RuntimeSetting> settings = RuntimeGrid(*batches, *delays, *placements, waits);
+  auto chunks = NumberList<int64_t>(args, "chunk", 0, 1 << 30);
+  if (!chunks.ok()) return Fail(chunks.status());
+  const std::vector<RuntimeSetting> settings = RuntimeGrid(*batches, *delays, *placements, waits, *chunks);
   PolicyFile policy;
   if (args.count("write-policy")) {  // every set-up must fit the policy's knobs before any is served
     auto read = ReadPolicyFile(base.policy);
@@ -143,7 +147,7 @@ int RunTuneRuntime(int argc, char** argv) {
   tuning.on_progress = [&progress](int done, int total, const std::string& running) {
     progress.Update("tuning the runtime: serving " + running, done, total);
   };
-  QuietInfoLogs();  // one "serving ..." line per run would bury the progress
+  if (args.count("json")) QuietInfoLogs();
   std::signal(SIGINT, OnTuneStop);
   std::signal(SIGTERM, OnTuneStop);
   auto result = TuneRuntime(settings, tuning, ServeRuntimeRunner(base));

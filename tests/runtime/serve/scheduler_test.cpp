@@ -102,6 +102,51 @@ TEST(SchedulerTest, ARequestThatWouldOverflowTheSummingDimWaitsForTheNextBatch) 
   EXPECT_EQ(alone->dims.at("tokens"), 150);
 }
 
+// A long request runs alone, a chunk at a time and at once; the requests that arrive while a chunk runs go
+// before its next chunk; its last part batches like any request and waits for no company.
+TEST(SchedulerTest, ALongRequestRunsInChunksBetweenTheOthers) {
+  Scheduler scheduler({StreamSettings{}}, BatchRule{"tokens", 4096, 256});
+  ASSERT_FALSE(scheduler.Arrive(Request(0, 600), 0));
+  auto first = scheduler.NextBatch(0, Limits(16, 1000));
+  ASSERT_TRUE(first);
+  EXPECT_EQ(Ids(*first), (std::vector<int64_t>{0}));
+  EXPECT_EQ(first->chunk, 256);
+  EXPECT_EQ(first->dims, (Dims{{"tokens", 256}}));
+  EXPECT_TRUE(first->full);
+  EXPECT_EQ(scheduler.depth(), 0);
+  ASSERT_FALSE(scheduler.Arrive(Request(1, 10), 5));
+  ASSERT_FALSE(scheduler.Arrive(Request(2, 20), 6));
+  scheduler.Requeue(first->requests.front(), first->chunk, 10);
+  EXPECT_EQ(scheduler.depth(), 3);
+  auto second = scheduler.NextBatch(10, Limits(16, 0));
+  ASSERT_TRUE(second);
+  EXPECT_EQ(Ids(*second), (std::vector<int64_t>{1, 2})) << "344 tokens left: it does not join a batch";
+  EXPECT_EQ(second->dims, (Dims{{"tokens", 30}}));
+  EXPECT_EQ(second->chunk, 0);
+  auto third = scheduler.NextBatch(10, Limits(16, 0));
+  ASSERT_TRUE(third);
+  EXPECT_EQ(third->chunk, 256);
+  EXPECT_EQ(third->requests.front().served, 256);
+  scheduler.Requeue(third->requests.front(), third->chunk, 20);
+  ASSERT_FALSE(scheduler.Arrive(Request(3, 8), 21));
+  auto last = scheduler.NextBatch(21, Limits(16, 1000));
+  ASSERT_TRUE(last) << "the rest of a chunked request does not wait 1000 us for company";
+  EXPECT_EQ(Ids(*last), (std::vector<int64_t>{0, 3}));
+  EXPECT_EQ(last->dims, (Dims{{"tokens", 88 + 8}}));
+  EXPECT_EQ(last->chunk, 0);
+  EXPECT_EQ(last->requests.front().served, 512);
+  EXPECT_EQ(scheduler.depth(), 0);
+}
+
+TEST(SchedulerTest, WithoutChunksALongRequestRunsWhole) {
+  Scheduler scheduler({StreamSettings{}}, kTokensAddUp);
+  ASSERT_FALSE(scheduler.Arrive(Request(0, 600), 0));
+  auto batch = scheduler.NextBatch(0, Limits(16, 0));
+  ASSERT_TRUE(batch);
+  EXPECT_EQ(batch->dims, (Dims{{"tokens", 600}}));
+  EXPECT_EQ(batch->chunk, 0);
+}
+
 TEST(SchedulerTest, AHigherPriorityStreamIsServedFirstAndTiesGoToTheOldest) {
   StreamSettings low, high;
   low.priority = 1;

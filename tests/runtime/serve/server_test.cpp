@@ -78,6 +78,7 @@ class FakeExecutor : public Executor {
     Execution e;
     e.config_run = config;
     if (fail_) e.status = Status::Internal("kernel failed");
+    e.compile_wait_us = compile_wait_us_;
     return e;
   }
   // Spins (like a real team) until told to stop, at most 10 s; counts the calls and how each ended.
@@ -95,6 +96,7 @@ class FakeExecutor : public Executor {
   }
   std::function<void()> gate_;
   bool fail_ = false;
+  double compile_wait_us_ = 0;  // reported by every run
   std::vector<Dims> ran_;
   int keep_warm_calls_ = 0, keep_warm_stopped_ = 0;
   std::vector<double> budgets_;
@@ -155,6 +157,42 @@ TEST(ServerTest, EveryRequestCompletesOnceInBatchesWithinTheLimits) {
   int64_t tokens_asked = 0;
   for (const ServeRequest& r : stream.requests) tokens_asked += r.dims.at("tokens");
   EXPECT_EQ(tokens_run, tokens_asked);
+}
+
+// Chunks: every request completes once, the kernels run exactly the tokens asked, no batch holds more than a
+// chunk of a long request, and a long request's record spans its chunks.
+TEST(ServerTest, LongRequestsRunInChunksAndCompleteOnce) {
+  RequestStream stream = Stream(200, 30);
+  for (ServeRequest& r : stream.requests)
+    if (r.id % 10 == 0) r.dims["tokens"] = 520;
+  FixedDecider decider(BatchLimits{8, 100});
+  FakeExecutor a("fake[0]"), b("fake[1]");
+  a.compile_wait_us_ = b.compile_wait_us_ = 1;  // one unit per run: a record's sum counts its runs
+  ServerOptions options;
+  options.rule = BatchRule{"tokens", 4096, 128};
+  auto result = Serve(stream, decider, {&a, &b}, options);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  ExpectEveryRequestOnce(*result, stream);
+  int64_t tokens_run = 0, runs = 0, chunk_runs = 0;
+  for (const FakeExecutor* e : {&a, &b})
+    for (const Dims& d : e->ran_) {
+      tokens_run += d.at("tokens");
+      ++runs;
+      chunk_runs += d.at("tokens") == 128;
+    }
+  int64_t tokens_asked = 0;
+  for (const ServeRequest& r : stream.requests) tokens_asked += r.dims.at("tokens");
+  EXPECT_EQ(tokens_run, tokens_asked);
+  // Each 520-token request runs 4 chunks of 128 before its last 8; no other batch reaches 128 (at most 8
+  // requests of at most 8 tokens).
+  EXPECT_EQ(chunk_runs, 20 * 4);
+  EXPECT_EQ(result->batches, runs);
+  for (const RequestRecord& r : result->records) {
+    EXPECT_EQ(r.outcome, Outcome::kCompleted);
+    EXPECT_DOUBLE_EQ(r.service_us, r.end_us - r.start_us);
+    EXPECT_DOUBLE_EQ(r.queue_wait_us, r.start_us - r.arrival_us);
+    EXPECT_DOUBLE_EQ(r.compile_wait_us, r.dims.at("tokens") == 520 ? 5 : 1) << "request " << r.id;
+  }
 }
 
 // The executor holds its first batch until all but three requests were refused: at most the one running and

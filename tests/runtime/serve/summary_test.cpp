@@ -74,10 +74,36 @@ TEST(SummaryTest, CountsGoodputRejectionsAndFairness) {
   ASSERT_EQ(s.streams.size(), 2u);
   EXPECT_DOUBLE_EQ(s.streams[1].p99_latency_us, 2000);
   EXPECT_DOUBLE_EQ(s.fairness, 2);
+  EXPECT_EQ(s.starved_streams, 0);
   Json json = SummaryJson(s);
   EXPECT_EQ(json["rejected"]["timeout"], 1);
   EXPECT_DOUBLE_EQ(json["latency_us"]["p99"].get<double>(), s.latency_us.p99);
   EXPECT_NE(SummaryText(s).find("goodput 50.0 req/s within 1.5 ms"), std::string::npos) << SummaryText(s);
+}
+
+// A stream whose every request was rejected is the least fair outcome: it is listed (completed 0) and counted
+// as starved, not left out of the fairness report.
+TEST(SummaryTest, AStreamThatCompletedNothingIsReportedStarved) {
+  ServeResult result;
+  for (int i = 0; i < 10; ++i) result.records.push_back(Completed(i, i * 100.0, i * 100.0, i * 100.0 + 50, 0));
+  for (int i = 10; i < 15; ++i) {
+    RequestRecord rejected;
+    rejected.id = i;
+    rejected.stream = 2;
+    rejected.outcome = Outcome::kRejected;
+    rejected.reason = RejectReason::kQueueFull;
+    result.records.push_back(rejected);
+  }
+  result.wall_us = 1e6;
+  ServeSummary s = Summarize(result, 0);
+  ASSERT_EQ(s.streams.size(), 2u);
+  EXPECT_EQ(s.streams[0].stream, 0);
+  EXPECT_EQ(s.streams[1].stream, 2);
+  EXPECT_EQ(s.streams[1].completed, 0);
+  EXPECT_EQ(s.starved_streams, 1);
+  EXPECT_EQ(SummaryJson(s)["starved_streams"], 1);
+  EXPECT_NE(SummaryText(s).find("[2] none completed"), std::string::npos) << SummaryText(s);
+  EXPECT_NE(SummaryText(s).find("1 stream(s) completed nothing"), std::string::npos);
 }
 
 TEST(SummaryTest, TailDriversSayWhereTheSlowestRequestsSpentTheirTime) {
