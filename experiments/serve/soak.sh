@@ -70,7 +70,7 @@ while kill -0 "$pid" 2>/dev/null; do
 done
 wait "$pid" || { echo "soak.sh: serve failed:" >&2; cat "$work/serve.err" >&2; exit 1; }
 cp "$work/samples.csv" "$root/experiments/serve/results/soak_samples.$isa.csv"
-python3 - "$work" <<'PY'
+python3 - "$work" "$minutes" <<'PY'
 import csv, json, statistics, sys
 work = sys.argv[1]
 s = json.load(open(f"{work}/summary.json"))
@@ -81,13 +81,16 @@ print(f"latency p50 {s['latency_us']['p50']/1e3:.2f} p95 {s['latency_us']['p95']
       f"goodput {s['goodput_rps']:.1f} req/s of {s['throughput_rps']:.1f}")
 print("\nt (s)   RSS (MiB)  fds")
 for t, rss, fds in samples[::6]: print(f"{t:5d} {rss/1024:10.1f} {fds:4d}")
-warm = [x for x in samples if x[0] >= 60]
-if warm:
-    first, last = warm[0], warm[-1]
-    peak = max(x[1] for x in warm)
-    print(f"\nafter the warm-up minute: RSS {first[1]/1024:.1f} -> {last[1]/1024:.1f} MiB "
-          f"({100 * (last[1] - first[1]) / first[1]:+.2f}%, peak {peak/1024:.1f}); "
-          f"fds {first[2]} -> {last[2]} (max {max(x[2] for x in warm)})")
+# While serving: after the warm-up minute (the plans of the common shapes compiled) and before the run's end
+# (the process then frees its records and exits).
+serving = [x for x in samples if 120 <= x[0] <= int(sys.argv[2]) * 60]
+if len(serving) >= 2:
+    first, last = serving[0], serving[-1]
+    peak = max(x[1] for x in serving)
+    slope = (last[1] - first[1]) / 1024 / ((last[0] - first[0]) / 60)
+    print(f"\nwhile serving, from 2 min: RSS {first[1]/1024:.1f} -> {last[1]/1024:.1f} MiB "
+          f"({100 * (last[1] - first[1]) / first[1]:+.2f}%, {slope:.2f} MiB/min, peak {peak/1024:.1f}); "
+          f"fds {first[2]} -> {last[2]} (max {max(x[2] for x in serving)})")
 t0 = None
 minute = {}
 with open(f"{work}/telemetry.jsonl") as f:
