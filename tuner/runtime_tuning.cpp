@@ -65,8 +65,13 @@ std::string Ms(double us) { return std::isfinite(us) ? Format("%.2f", us / 1000)
 
 }  // namespace
 
+size_t RoundOrder(size_t k, int round, size_t n) {
+  const size_t r = static_cast<size_t>(round) % n;
+  return round % 2 == 0 ? (k + r) % n : (r + n - k % n) % n;
+}
+
 std::string RuntimeSetting::Label() const {
-  std::string label = "batch=" + std::to_string(max_batch) + ";queue_delay_us=" + Format("%g", queue_delay_us) +
+  std::string label = "batch=" + std::to_string(max_batch) + ";queue_delay_us=" + Format("%.10g", queue_delay_us) +
                       ";placement=" + placement;
   if (!thread_wait.empty()) label += ";thread_wait=" + thread_wait;
   if (chunk > 0) label += ";chunk=" + std::to_string(chunk);
@@ -126,7 +131,7 @@ Result<RuntimeTuningResult> TuneRuntime(const std::vector<RuntimeSetting>& setti
         complete = false;
         break;
       }
-      const size_t i = (k + static_cast<size_t>(round)) % n;  // rotated: each round starts one setting later
+      const size_t i = RoundOrder(k, round, n);
       if (options.on_progress) options.on_progress(done, total, settings[i].Label());
       CRMAP_ASSIGN_OR_RETURN(RuntimeRun run, runner(settings[i], round));
       if (options.stop && options.stop->load()) {  // the run was cut short: its round does not count
@@ -194,7 +199,7 @@ Result<RuntimeTuningResult> TuneRuntime(const std::vector<RuntimeSetting>& setti
 Status SetPolicyRuntimeKnobs(const RuntimeSetting& setting, PolicyFile* policy, std::vector<std::string>* not_stored) {
   const std::vector<std::pair<std::string, std::string>> wanted = {
       {"batch", std::to_string(setting.max_batch)},
-      {"queue_delay_us", Format("%g", setting.queue_delay_us)},
+      {"queue_delay_us", Format("%.10g", setting.queue_delay_us)},
       {"placement", setting.placement}};
   std::vector<std::pair<size_t, uint32_t>> changes;  // (knob, value index), applied only when all are valid
   for (const auto& [name, value] : wanted) {

@@ -2,8 +2,9 @@
 // serving a request stream with each setting and reading the tail, not the kernels' median.
 //
 // Data flow: settings (the first is the anchor, the set-up a user starts from) -> R interleaved rounds, each
-// running every setting once on the same stream, the order rotated by one per round so that no setting always
-// follows the same neighbour (a run heats the caches and threads of the next) -> per setting, the latencies of all
+// running every setting once on the same stream, in an order rotated by the round and reversed in odd rounds
+// (RoundOrder), so that a setting's predecessor alternates between its two neighbours in the list and the first
+// slot moves (a run heats the caches and threads of the next) -> per setting, the latencies of all
 // its rounds pooled -> its objective figure (p50/p95/p99 of the pooled latencies, or goodput: requests within the
 // SLO per second of serving) and its ratio to the anchor's -> the best setting. A request that was not served
 // (rejected, timed out, failed) counts as an infinite latency, so a setting cannot win the tail by dropping its
@@ -88,6 +89,9 @@ struct RuntimeTuningResult {
 // Stopped before a full round: InvalidArgument ("stopped before every setting ran once").
 Result<RuntimeTuningResult> TuneRuntime(const std::vector<RuntimeSetting>& settings,
                                         const RuntimeTuningOptions& options, const RuntimeRunner& runner);
+
+// The setting run k-th (from 0) in round `round` of n settings: rotated by the round, reversed when it is odd.
+size_t RoundOrder(size_t k, int round, size_t n);
 
 // Every combination of the lists, in list order (the first of each list first: that is the anchor), except that
 // max batch 1 takes only the first queue delay (a batch of one is full at once and never waits for company).

@@ -125,7 +125,7 @@ std::string PolicyPlacement(const std::string& path) {
 
 }  // namespace
 
-Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
+Status CheckServeTaskOptions(const ServeTaskOptions& o) {
   static const std::set<std::string> kModes = {"default", "triton", "static", "policy", "oracle"};
   if (!kModes.count(o.mode))
     return Status::InvalidArgument("--mode '" + o.mode + "' is unknown; allowed: default, triton, static, policy, "
@@ -147,7 +147,6 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
     return Status::InvalidArgument("--mode static needs --config or --db (whose static plan it then serves)");
 
   CRMAP_ASSIGN_OR_RETURN(Workload workload, LoadWorkload(o.workload));
-  CRMAP_ASSIGN_OR_RETURN(SearchSpace space, SearchSpace::Build(workload));
   if (o.chunk < 0) return Status::InvalidArgument("--chunk must be >= 0");
   if (o.chunk > 0 && workload.batch_dim().empty())
     return Status::InvalidArgument("--chunk needs a summing dim; workload " + workload.name() +
@@ -156,6 +155,13 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
     return Status::InvalidArgument("--chunk " + std::to_string(o.chunk) + " is beyond " + workload.batch_dim() +
                                    "'s range (at most " + std::to_string(workload.dims().at(workload.batch_dim()).max) +
                                    ")");
+  return Status::Ok();
+}
+
+Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
+  CRMAP_RETURN_IF_ERROR(CheckServeTaskOptions(o));
+  CRMAP_ASSIGN_OR_RETURN(Workload workload, LoadWorkload(o.workload));
+  CRMAP_ASSIGN_OR_RETURN(SearchSpace space, SearchSpace::Build(workload));
   CRMAP_ASSIGN_OR_RETURN(serve::RequestStream stream, LoadRequests(o, workload));
   if (o.priorities.size() > static_cast<size_t>(std::max(stream.report.streams, 1)))
     return Status::InvalidArgument("--priorities lists " + std::to_string(o.priorities.size()) +
@@ -395,15 +401,19 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
   return report;
 }
 
+ServeTaskOptions WithRuntimeSetting(ServeTaskOptions options, const RuntimeSetting& setting) {
+  options.max_batch = setting.max_batch;
+  options.queue_delay_us = setting.queue_delay_us;
+  options.placement = setting.placement;
+  options.chunk = setting.chunk;
+  if (!setting.thread_wait.empty()) options.thread_wait = setting.thread_wait;
+  return options;
+}
+
 RuntimeRunner ServeRuntimeRunner(ServeTaskOptions base) {
   return [base = std::move(base)](const RuntimeSetting& setting, int) -> Result<RuntimeRun> {
-    ServeTaskOptions options = base;
+    ServeTaskOptions options = WithRuntimeSetting(base, setting);
     options.quiet = true;
-    options.max_batch = setting.max_batch;
-    options.queue_delay_us = setting.queue_delay_us;
-    options.placement = setting.placement;
-    options.chunk = setting.chunk;
-    if (!setting.thread_wait.empty()) options.thread_wait = setting.thread_wait;
     CRMAP_ASSIGN_OR_RETURN(ServeTaskReport report, RunServeTask(options));
     RuntimeRun run;
     run.wall_s = report.summary.wall_s;

@@ -86,6 +86,14 @@ struct ServeTaskReport {
 // loaders' errors otherwise.
 Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& options);
 
+// The option checks RunServeTask starts with (mode, placement, executor, queue policy, the mode's inputs named,
+// the workload loads, --chunk fits its summing dim), without reading the requests: InvalidArgument / NotFound as
+// RunServeTask would return them.
+Status CheckServeTaskOptions(const ServeTaskOptions& options);
+
+// `options` with a runtime setting's max batch, queue delay, placement, chunk and (when given) thread wait.
+ServeTaskOptions WithRuntimeSetting(ServeTaskOptions options, const RuntimeSetting& setting);
+
 // Runtime tuning's runner (tuner/runtime_tuning.h): serves `base` with a setting's max batch, queue delay,
 // placement and thread wait over whatever `base` says; each run's start is logged at debug level.
 RuntimeRunner ServeRuntimeRunner(ServeTaskOptions base);

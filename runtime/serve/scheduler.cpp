@@ -1,6 +1,7 @@
 #include "runtime/serve/scheduler.h"
 
 #include <algorithm>
+#include <iterator>
 #include <limits>
 #include <tuple>
 
@@ -203,8 +204,8 @@ std::optional<Batch> Scheduler::NextBatch(double now_us,
     const QueuedRequest& q = queues_[best->queue][index];
     if (sums) {
       const int64_t value = remaining(q);
-      if ((chunks && value > rule_.chunk) ||  // it runs in chunks of its own when it becomes the head
-          (rule_.sum_max > 0 && sum + value > rule_.sum_max && !chosen.empty())) {
+      if (chunks && value > rule_.chunk) continue;  // it runs in chunks of its own when it becomes the head
+      if (rule_.sum_max > 0 && sum + value > rule_.sum_max && !chosen.empty()) {
         blocked = true;
         continue;
       }
@@ -243,7 +244,12 @@ void Scheduler::Requeue(QueuedRequest request, int64_t chunk, double now_us) {
   request.served += chunk;
   request.enqueued_us = now_us;
   request.delayed = false;
-  queues_[stream].push_back(std::move(request));
+  // At the back, or just before the few arrivals stamped a moment earlier that took the lock first: a queue stays
+  // in enqueue order.
+  std::deque<QueuedRequest>& queue = queues_[stream];
+  auto at = queue.end();
+  while (at != queue.begin() && std::prev(at)->enqueued_us > now_us && !std::prev(at)->delayed) --at;
+  queue.insert(at, std::move(request));
   ++depth_;
 }
 

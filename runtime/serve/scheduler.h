@@ -18,8 +18,8 @@
 //   the end of its queue (Requeue), so that the requests that arrived meanwhile are not stuck behind all of it —
 //   round robin at chunk granularity instead of head-of-line blocking. Splitting along a summing dim is the
 //   inverse of batching along it, so the work is the same; once the rest fits in a chunk the request batches
-//   like any other. A requeued request is not counted against max_queue_size; its timeout counts from its
-//   requeue.
+//   like any other. A requeued request is never rejected as queue_full itself, but takes a place in
+//   its queue; its timeout counts from its requeue.
 //
 // Not thread-safe.
 #pragma once

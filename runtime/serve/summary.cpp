@@ -36,7 +36,8 @@ ServeSummary Summarize(const ServeResult& result, double slo_ms) {
   std::map<int, int64_t> released_per_stream;
   for (const RequestRecord& r : result.records) {
     ++s.released;
-    ++released_per_stream[r.stream];
+    if (!(r.outcome == Outcome::kRejected && r.reason == RejectReason::kOutOfRange))  // the source's, not ours
+      ++released_per_stream[r.stream];
     if (r.outcome == Outcome::kRejected) {
       ++s.rejected[RejectReasonName(r.reason)];
       continue;
@@ -209,11 +210,11 @@ std::string SummaryText(const ServeSummary& s) {
         std::snprintf(line, sizeof line, " [%d] none completed", ss.stream);
       text += line;
     }
-    std::snprintf(line, sizeof line, "; fairness (max/min p99 of streams that completed) %.2f", s.fairness);
+    std::snprintf(line, sizeof line, "; fairness (max/min p99 of streams that completed) %.2f\n", s.fairness);
     text += line;
-    if (s.starved_streams > 0) text += "; " + std::to_string(s.starved_streams) + " stream(s) completed nothing";
-    text += "\n";
   }
+  if (s.starved_streams > 0)
+    text += std::to_string(s.starved_streams) + " stream(s) completed nothing: every request rejected or failed\n";
   std::snprintf(line, sizeof line,
                 "tail (%lld requests above p95): %.0f%% queueing, %.0f%% compile wait, %.0f%% on an imbalanced "
                 "executor, %.0f%% fallback configs, %.0f%% substituted plans\n",

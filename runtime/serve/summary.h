@@ -51,7 +51,8 @@ struct ServeSummary {
   double goodput_rps = 0;     // completed within the SLO / wall (throughput without an SLO)
   std::vector<StreamSummary> streams;
   double fairness = 1;        // max / min per-stream p99 over streams that completed requests
-  int64_t starved_streams = 0;  // streams whose released requests all went unserved (in `streams`, completed 0)
+  int64_t starved_streams = 0;  // streams whose released requests all went unserved (in `streams`, completed 0;
+                                // requests the source rejected as out of range do not count)
   TailDrivers tail;
   std::map<std::string, int64_t> by_source;  // completed requests per decision source
 };

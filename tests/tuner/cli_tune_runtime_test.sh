@@ -38,7 +38,8 @@ assert d["best"] == b["setting"]
 assert all(b["figure"] <= x["figure"] for x in s), "the best has the lowest p95"
 assert all(x["latency_ms"]["p50"] <= x["latency_ms"]["p95"] <= x["latency_ms"]["p99"] for x in s)
 '
-check "the table marks the anchor and the best" grep -q "^best" "$WORK/grid.out"
+check "the table marks the anchor and the best rows" bash -c 'grep -qE "^anchor +batch=1;" "$1" &&
+  grep -qE "^(best|anchor) +batch=" "$1" && [ "$(grep -cE "^best +batch=" "$1")" -le 1 ]' _ "$WORK/grid.out"
 
 run "thread wait as a tuned knob" "$WORK/wait.out" tune -w "$TINY" --requests "$WORK/trace.jsonl" --max-batch 4 \
   --queue-delay-us 0 --placement shared --thread-wait passive,spin --rounds 1 --objective p50 --json
@@ -108,6 +109,11 @@ expect_bad "--write-policy over --policy" "--write-policy" tune -w "$TINY" --req
 expect_bad "a value the policy's knob cannot hold" "cannot hold 8" tune -w "$TINY" --requests "$WORK/trace.jsonl" \
   --mode policy --policy "$WORK/p.policy" --max-batch 8 --write-policy "$WORK/y.policy"
 check "nothing was written by a refused run" test ! -e "$WORK/y.policy"
+expect_bad "a set-up serve would refuse, before anything is served" "set-up batch=4;queue_delay_us=0;placement=per_core" \
+  tune -w "$TINY" --requests "$WORK/trace.jsonl" --executor libtorch --max-batch 4 --queue-delay-us 0 \
+  --placement shared,per_core
+expect_bad "a chunk beyond the summing dim" "beyond batch's range" tune -w "$TINY" --requests "$WORK/trace.jsonl" \
+  --max-batch 4 --queue-delay-us 0 --placement shared --chunk 0,100
 expect_bad "a missing request stream" "missing.jsonl" tune -w "$TINY" --requests "$WORK/missing.jsonl" --max-batch 4
 
 cli_test_finish

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 
 #include "tests/runtime/hook/policy_test_support.h"
 
@@ -35,14 +36,31 @@ TEST(RuntimeTuningTest, RoundsAreInterleavedAndRotated) {
     return Scripted(10, 100, 0, 0);
   });
   ASSERT_TRUE(result.ok()) << result.status().ToString();
+  // Round 0 in order; round 1 reversed and rotated by one; round 2 rotated by two.
   EXPECT_EQ(order, (std::vector<std::string>{"0:shared1", "0:shared16", "0:per_core16",      //
-                                             "1:shared16", "1:per_core16", "1:shared1",      //
+                                             "1:shared16", "1:shared1", "1:per_core16",      //
                                              "2:per_core16", "2:shared1", "2:shared16"}));
   EXPECT_EQ(result->rounds_done, 3);
   for (const RuntimeSettingResult& r : result->settings) EXPECT_EQ(r.requests, 30);
 }
 
 // The tail decides: setting 1 wins the median, loses the p99; setting 2 wins the p99. Pooled over the rounds.
+// Every round runs every setting once, and over two rounds each setting (but the first slot's) follows two
+// different neighbours.
+TEST(RuntimeTuningTest, EachRoundIsAPermutationAndPredecessorsAlternate) {
+  const size_t n = 7;
+  std::vector<std::set<size_t>> before(n);
+  for (int round = 0; round < 4; ++round) {
+    std::set<size_t> seen;
+    for (size_t k = 0; k < n; ++k) {
+      seen.insert(RoundOrder(k, round, n));
+      if (k > 0) before[RoundOrder(k, round, n)].insert(RoundOrder(k - 1, round, n));
+    }
+    EXPECT_EQ(seen.size(), n) << "round " << round;
+  }
+  for (size_t i = 0; i < n; ++i) EXPECT_GE(before[i].size(), 2u) << "setting " << i;
+}
+
 TEST(RuntimeTuningTest, TheObjectiveOfThePooledRoundsChoosesTheBest) {
   std::map<int, std::pair<double, double>> script = {{0, {1000, 9000}}, {1, {500, 20000}}, {2, {900, 3000}}};
   auto runner = [&](const RuntimeSetting& s, int) -> Result<RuntimeRun> {

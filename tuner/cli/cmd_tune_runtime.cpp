@@ -125,6 +125,10 @@ int RunTuneRuntime(int argc, char** argv) {
   auto chunks = NumberList<int64_t>(args, "chunk", 0, 1 << 30);
   if (!chunks.ok()) return Fail(chunks.status());
   const std::vector<RuntimeSetting> settings = RuntimeGrid(*batches, *delays, *placements, waits, *chunks);
+  for (const RuntimeSetting& setting : settings) {  // every set-up must be servable before any is served
+    Status servable = CheckServeTaskOptions(WithRuntimeSetting(base, setting));
+    if (!servable.ok()) return Fail(servable.WithContext("set-up " + setting.Label()));
+  }
   PolicyFile policy;
   if (args.count("write-policy")) {  // every set-up must fit the policy's knobs before any is served
     auto read = ReadPolicyFile(base.policy);
@@ -154,7 +158,13 @@ int RunTuneRuntime(int argc, char** argv) {
   progress.Finish();
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
-  if (!result.ok()) return Fail(result.status());
+  if (!result.ok()) {
+    if (g_tune_stop.load()) {
+      std::fprintf(stderr, "crmap: stopped by a signal before every set-up was served once; nothing written\n");
+      return 130;
+    }
+    return Fail(result.status());
+  }
 
   Json json = RuntimeTuningJson(*result);
   json["workload"] = base.workload;
@@ -162,7 +172,9 @@ int RunTuneRuntime(int argc, char** argv) {
   json["mode"] = base.mode;
   json["slo_ms"] = base.slo_ms;
   std::string text = RuntimeTuningText(*result);
-  if (args.count("write-policy")) {
+  if (args.count("write-policy") && g_tune_stop.load()) {
+    text += "not written: " + args["write-policy"].as<std::string>() + " (stopped before the rounds asked for)\n";
+  } else if (args.count("write-policy")) {
     std::vector<std::string> not_stored;
     Status set = SetPolicyRuntimeKnobs(result->settings[result->best].setting, &policy, &not_stored);
     if (!set.ok()) return Fail(set);

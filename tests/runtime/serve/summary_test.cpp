@@ -104,6 +104,11 @@ TEST(SummaryTest, AStreamThatCompletedNothingIsReportedStarved) {
   EXPECT_EQ(SummaryJson(s)["starved_streams"], 1);
   EXPECT_NE(SummaryText(s).find("[2] none completed"), std::string::npos) << SummaryText(s);
   EXPECT_NE(SummaryText(s).find("1 stream(s) completed nothing"), std::string::npos);
+
+  // Requests the source rejected as out of range are not the server's doing: a stream of only those is not starved.
+  for (RequestRecord& r : result.records)
+    if (r.stream == 2) r.reason = RejectReason::kOutOfRange;
+  EXPECT_EQ(Summarize(result, 0).starved_streams, 0);
 }
 
 TEST(SummaryTest, TailDriversSayWhereTheSlowestRequestsSpentTheirTime) {
