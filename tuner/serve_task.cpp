@@ -281,10 +281,16 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
     if (metrics) metrics->SetQueueDepth(p.queue_depth);
     if (o.on_progress) o.on_progress(p);
   };
-  if (telemetry || metrics)
+  server.keep_records = !o.trace_path.empty();  // the trace draws every request
+  std::vector<double> served_latency_us;
+  if (telemetry || metrics || o.collect_served_latencies)
     server.on_record = [&](const serve::RequestRecord& r) {
       if (telemetry) telemetry->Write(r);
       if (metrics) metrics->Record(r);
+      if (o.collect_served_latencies &&
+          !(r.outcome == serve::Outcome::kRejected && r.reason == serve::RejectReason::kOutOfRange))
+        served_latency_us.push_back(r.outcome == serve::Outcome::kCompleted ? r.latency_us()
+                                                                             : std::numeric_limits<double>::infinity());
     };
 
   // Policy reloads while serving, off the serving threads.
@@ -344,12 +350,7 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
   report.summary = serve::Summarize(result, o.slo_ms);
   report.source = stream.report;
   report.plans = cache.stats();
-  for (const serve::RequestRecord& r : result.records) {
-    if (r.outcome == serve::Outcome::kRejected && r.reason == serve::RejectReason::kOutOfRange) continue;
-    report.served_latency_us.push_back(r.outcome == serve::Outcome::kCompleted
-                                           ? r.latency_us()
-                                           : std::numeric_limits<double>::infinity());
-  }
+  report.served_latency_us = std::move(served_latency_us);
   const HostInfo& host = DetectHost();
   Json json = serve::SummaryJson(report.summary);
   json["mode"] = o.mode;
@@ -414,6 +415,7 @@ RuntimeRunner ServeRuntimeRunner(ServeTaskOptions base) {
   return [base = std::move(base)](const RuntimeSetting& setting, int) -> Result<RuntimeRun> {
     ServeTaskOptions options = WithRuntimeSetting(base, setting);
     options.quiet = true;
+    options.collect_served_latencies = true;
     CRMAP_ASSIGN_OR_RETURN(ServeTaskReport report, RunServeTask(options));
     RuntimeRun run;
     run.wall_s = report.summary.wall_s;

@@ -7,12 +7,14 @@
 # reloads done and failed, and whether every request was served.
 # Stream: the Azure code trace's token sizes (GeneratedTokens) cycled in order, Poisson arrivals.
 # Needs experiments/serve/results/bert_ffn.<isa>.policy (tune_ffn.sh).
-# Usage: experiments/serve/soak.sh [MINUTES] [LOAD]   (default 30 minutes, 85%)
+# Usage: [CHUNK=N] experiments/serve/soak.sh [MINUTES] [LOAD]   (default 30 minutes, 85%; CHUNK: serve --chunk N,
+# samples then go to soak_chunk<N>_samples.<isa>.csv)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 crmap="$root/build/crmap"
 minutes=${1:-30}
 load=${2:-85}
+chunk=${CHUNK:-0}
 csv="$root/../shared/datasets/azure_llm_2023/AzureLLMInferenceTrace_code.csv"
 isa=$("$crmap" version | sed -n 's/.*isa \([a-z0-9_]*\).*/\1/p')
 policy="$root/experiments/serve/results/bert_ffn.$isa.policy"
@@ -48,8 +50,12 @@ for pair in a:16 b:64; do
 done
 cp "$work/a.policy" "$work/served.policy"
 
+chunk_flags=()
+samples_name=soak_samples
+if [ "$chunk" -gt 0 ]; then chunk_flags=(--chunk "$chunk"); samples_name=soak_chunk${chunk}_samples; fi
+echo "serving with ${chunk_flags[*]:-no chunks}" >&2
 "$crmap" serve -w bert_ffn --thread-wait spin --requests "$work/soak.jsonl" --mode policy \
-  --policy "$work/served.policy" --reload-on-change --slo-ms 10 \
+  --policy "$work/served.policy" --reload-on-change --slo-ms 10 "${chunk_flags[@]}" \
   --telemetry "$work/telemetry.jsonl" --summary "$work/summary.json" >"$work/serve.out" 2>"$work/serve.err" &
 pid=$!
 echo "t_s,rss_kib,fds" >"$work/samples.csv"
@@ -69,7 +75,7 @@ while kill -0 "$pid" 2>/dev/null; do
   sleep 10
 done
 wait "$pid" || { echo "soak.sh: serve failed:" >&2; cat "$work/serve.err" >&2; exit 1; }
-cp "$work/samples.csv" "$root/experiments/serve/results/soak_samples.$isa.csv"
+cp "$work/samples.csv" "$root/experiments/serve/results/$samples_name.$isa.csv"
 python3 - "$work" "$minutes" <<'PY'
 import csv, json, statistics, sys
 work = sys.argv[1]

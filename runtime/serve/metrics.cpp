@@ -16,7 +16,7 @@ namespace crmap::serve {
 
 namespace {
 
-const prometheus::Summary::Quantiles& Quantiles() {
+const prometheus::Summary::Quantiles& ReportedQuantiles() {
   // Quantile and the rank error it is kept to: tighter at the tail, where the figures are read.
   static const prometheus::Summary::Quantiles quantiles = {
       {0.5, 0.01}, {0.9, 0.005}, {0.95, 0.002}, {0.99, 0.0005}, {0.999, 0.0001}};
@@ -48,7 +48,7 @@ ServeMetrics::ServeMetrics(const MetricsOptions& options) : registry_(std::make_
   const auto window = std::chrono::milliseconds(static_cast<int64_t>(options.window_s * 1000));
   auto summary = [&](const std::string& name, const std::string& help) -> prometheus::Summary* {
     auto& family = prometheus::BuildSummary().Name(name).Help(help).Labels(labels).Register(*registry_);
-    return &family.Add({}, Quantiles(), window, 5);
+    return &family.Add({}, ReportedQuantiles(), window, 5);
   };
   request_us_ = summary("crmap_request_duration_us", "Completed requests' latency, arrival to completion (us)");
   queue_us_ = summary("crmap_queue_duration_us", "Completed requests' wait in the queue (us)");

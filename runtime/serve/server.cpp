@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <mutex>
 #include <thread>
+#include <unordered_map>
 
 #include <time.h>
 
@@ -42,9 +43,7 @@ class Run {
       : stream_(stream),
         decider_(decider),
         options_(options),
-        scheduler_(options.streams, options.rule),
-        records_(stream.requests.size()),
-        released_flags_(stream.requests.size(), false) {}
+        scheduler_(options.streams, options.rule) {}
 
   ServeResult Go(const std::vector<Executor*>& executors) {
     // Each dispatcher warms up on its own thread (an OpenMP team belongs to the thread that starts it), then
@@ -81,20 +80,16 @@ class Run {
     Generate();
     for (auto& t : dispatchers) t.join();
     ServeResult result;
-    for (size_t i = 0; i < records_.size(); ++i)
-      if (released_flags_[i]) result.records.push_back(std::move(records_[i]));
+    result.records = std::move(kept_);
+    std::sort(result.records.begin(), result.records.end(),
+              [](const RequestRecord& a, const RequestRecord& b) { return a.id < b.id; });
+    result.statistics = std::move(statistics_);
     result.batches = next_batch_id_;
     result.keep_warm_cpu_us = keep_warm_cpu_us_;
     result.warmup_us = warmup_us_;
     result.process_cpu_us = ProcessCpuUs() - cpu_at_start_us_;
-    result.batch_overhead_us = std::move(batch_overhead_us_);
     result.not_released = static_cast<int64_t>(stream_.requests.size()) - released_;
-    double first = 1e300, last = 0;
-    for (const RequestRecord& r : result.records) {
-      first = std::min(first, r.arrival_us);
-      last = std::max(last, r.end_us);
-    }
-    result.wall_us = result.records.empty() ? 0 : last - first;
+    result.wall_us = result.statistics.last_end_us - result.statistics.first_arrival_us;
     return result;
   }
 
@@ -143,20 +138,21 @@ class Run {
       }
       if (StopRequested()) break;
       std::optional<Rejection> rejected;
-      double now;
+      const double now = NowUs();  // stamped before the locks: waiting for them is part of the request's latency
       {
-        now = NowUs();  // stamped before the lock: waiting for it is part of the request's latency
-        std::lock_guard<std::mutex> lock(mutex_);
-        rejected = scheduler_.Arrive(request, now);
-        ++released_;
-        arrivals_seen_.fetch_add(1, std::memory_order_release);
-        released_flags_[request.id] = true;
-        RequestRecord& r = records_[request.id];
+        std::lock_guard<std::mutex> lock(record_mutex_);  // in flight before a dispatcher can see it
+        RequestRecord& r = in_flight_[request.id];
         r.id = request.id;
         r.stream = request.stream;
         r.dims = request.dims;
         r.scheduled_us = request.arrival_us;
         r.arrival_us = now;
+      }
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        rejected = scheduler_.Arrive(request, now);
+        ++released_;
+        arrivals_seen_.fetch_add(1, std::memory_order_release);
       }
       if (rejected) Finish({*rejected});
       wake_.notify_all();
@@ -194,13 +190,23 @@ class Run {
   void Finish(const std::vector<Rejection>& rejections) {
     for (const Rejection& rejection : rejections) {
       std::lock_guard<std::mutex> lock(record_mutex_);
-      RequestRecord& r = records_[rejection.request.id];
+      RequestRecord& r = in_flight_.at(rejection.request.id);
       r.end_us = rejection.at_us;
       r.outcome = Outcome::kRejected;
       r.reason = rejection.reason;
-      ++done_;
-      if (options_.on_record) options_.on_record(r);
+      Done(rejection.request.id);
     }
+  }
+
+  // A request's fate is known: into the statistics, out to on_record, kept or forgotten (record_mutex_ held).
+  void Done(int64_t id) {
+    auto it = in_flight_.find(id);
+    const RequestRecord& r = it->second;
+    statistics_.Add(r);
+    ++done_;
+    if (options_.on_record) options_.on_record(r);
+    if (options_.keep_records) kept_.push_back(std::move(it->second));
+    in_flight_.erase(it);
   }
 
   void Dispatch(Executor* executor) {
@@ -263,7 +269,7 @@ class Run {
       const BatchTimes times = RunBatch(executor, name, *batch, batch_id, head_decision, depth);
       if (last_end_us >= 0) {
         std::lock_guard<std::mutex> record_lock(record_mutex_);
-        batch_overhead_us_.push_back(std::max(0.0, times.start_us - last_end_us - idle_us));
+        statistics_.AddBatchOverhead(std::max(0.0, times.start_us - last_end_us - idle_us));
       }
       last_end_us = times.end_us;
       idle_us = 0;
@@ -326,7 +332,7 @@ class Run {
     }
     std::lock_guard<std::mutex> lock(record_mutex_);
     for (const QueuedRequest& q : batch.requests) {
-      RequestRecord& r = records_[q.request.id];
+      RequestRecord& r = in_flight_.at(q.request.id);
       r.start_us = q.first_start_us >= 0 ? q.first_start_us : start;  // a chunked request: its first chunk's
       r.end_us = end;
       r.queue_wait_us = r.start_us - r.arrival_us;
@@ -349,8 +355,7 @@ class Run {
           recent_latency_us_[recent_next_++ % kRecentWindow] = r.latency_us();
         }
       }
-      ++done_;
-      if (options_.on_record) options_.on_record(r);
+      Done(q.request.id);
     }
     return BatchTimes{start, end, run.limits.keep_warm_us, std::nullopt, 0};
   }
@@ -370,12 +375,12 @@ class Run {
   double keep_warm_cpu_us_ = 0;
   double warmup_us_ = 0;
   double cpu_at_start_us_ = 0;
-  std::vector<double> batch_overhead_us_;  // under record_mutex_
   std::atomic<int64_t> arrivals_seen_{0};  // bumped on every release and at the end of arrivals
 
-  std::mutex record_mutex_;  // records_, done_, on_record
-  std::vector<RequestRecord> records_;
-  std::vector<bool> released_flags_;  // written under mutex_, read after the threads ended
+  std::mutex record_mutex_;  // the members below it, on_record
+  std::unordered_map<int64_t, RequestRecord> in_flight_;  // released, fate not yet known; by request id
+  RunStatistics statistics_;
+  std::vector<RequestRecord> kept_;  // with keep_records
   int64_t done_ = 0;
   static constexpr size_t kRecentWindow = 1000;
   std::vector<double> recent_latency_us_;  // the last kRecentWindow completed latencies (a ring)

@@ -22,6 +22,14 @@
 // the dispatcher has its executor keep its thread team spinning until the next arrival, the budget or the end of
 // the run (Executor::KeepWarm), so the next batch does not pay for waking sleeping OpenMP threads.
 //
+// Runtime overhead (RunStatistics::overhead), per batch after a dispatcher's first: the runtime's own time between
+// the executor returning from the previous batch and starting this one, minus the time the dispatcher slept
+// waiting for work or a batch delay (and minus any keep-warm spin) — observe, records and telemetry, expiry,
+// batching, both decisions, locks.
+//
+// Memory: a record per request in flight only (the stream itself is the caller's); finished requests are folded
+// into RunStatistics and handed to `on_record`, unless ServerOptions::keep_records keeps them all.
+//
 // Stopping: at the end of the stream, after `duration_us`, or when `stop` is raised (SIGINT/SIGTERM in the
 // CLI): arrivals stop (requests not yet released are not part of the run); queued requests are finished —
 // or, once `stop` is raised (also while the queues drain after the end of the stream), rejected with reason
@@ -37,6 +45,7 @@
 
 #include "common/status.h"
 #include "runtime/serve/request_source.h"
+#include "runtime/serve/run_statistics.h"
 #include "runtime/serve/scheduler.h"
 
 namespace crmap::serve {
@@ -139,21 +148,21 @@ struct ServerOptions {
   std::function<void(const ServeProgress&)> on_progress;  // from the generator thread
   // Called for every request as its fate is known (from dispatcher and generator threads, serialised).
   std::function<void(const RequestRecord&)> on_record;
+  // Keep every request's record in ServeResult::records (memory grows with the run: ~300 bytes a request).
+  // Without it only the requests in flight are held and the result has RunStatistics alone.
+  bool keep_records = false;
 };
 
 struct ServeResult {
-  std::vector<RequestRecord> records;  // by request id
+  RunStatistics statistics;            // every released request folded in, and the runtime overhead per batch
+  std::vector<RequestRecord> records;  // by request id; only with ServerOptions::keep_records
   int64_t batches = 0;
-  double wall_us = 0;                  // from the first release to the last completion
+  double wall_us = 0;                  // from the first release to the last request's end
   int64_t not_released = 0;            // stopped before their time (duration or stop)
   double keep_warm_cpu_us = 0;         // thread-microseconds executors spent keeping teams warm (thread_wait)
   double warmup_us = 0;                // the warm-up before the first arrival (0 without)
   double process_cpu_us = 0;           // the process's CPU time (all threads) from the first arrival's clock to
                                        // the end, the warm-up excluded
-  // Per batch after a dispatcher's first: the runtime's own time between the executor returning from the
-  // previous batch and starting this one, minus the time the dispatcher slept waiting for work or a batch delay
-  // (and minus any keep-warm spin) — observe, records and telemetry, expiry, batching, both decisions, locks.
-  std::vector<double> batch_overhead_us;
 };
 
 // Serves `stream` on `executors` (at least one). InvalidArgument without executors.

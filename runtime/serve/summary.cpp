@@ -2,85 +2,47 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <numeric>
 
-#include "common/numeric.h"
 
 namespace crmap::serve {
 
-Quantiles QuantilesOf(std::vector<double> values) {
-  Quantiles q;
-  if (values.empty()) return q;
-  std::sort(values.begin(), values.end());
-  q.count = static_cast<int64_t>(values.size());
-  q.mean = std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
-  q.p50 = Percentile(values, 0.5);
-  q.p95 = Percentile(values, 0.95);
-  q.p99 = Percentile(values, 0.99);
-  q.p999 = Percentile(values, 0.999);
-  q.max = values.back();
-  return q;
-}
-
 ServeSummary Summarize(const ServeResult& result, double slo_ms) {
+  const RunStatistics& run = result.statistics;
   ServeSummary s;
   s.slo_ms = slo_ms;
   s.not_released = result.not_released;
   s.batches = result.batches;
+  s.released = run.released;
+  s.completed = run.completed;
+  s.failed = run.failed;
   for (int reason = 0; reason < kRejectReasons; ++reason)
-    s.rejected[RejectReasonName(static_cast<RejectReason>(reason))] = 0;
-  std::vector<double> latency, queue, service, compile;
-  std::map<int, std::vector<double>> per_stream;
-  std::map<std::string, int64_t> executor_all;
-  int64_t within_slo = 0;
-  std::map<int, int64_t> released_per_stream;
-  for (const RequestRecord& r : result.records) {
-    ++s.released;
-    if (!(r.outcome == Outcome::kRejected && r.reason == RejectReason::kOutOfRange))  // the source's, not ours
-      ++released_per_stream[r.stream];
-    if (r.outcome == Outcome::kRejected) {
-      ++s.rejected[RejectReasonName(r.reason)];
-      continue;
-    }
-    if (r.outcome == Outcome::kFailed) {
-      ++s.failed;
-      continue;
-    }
-    ++s.completed;
-    latency.push_back(r.latency_us());
-    queue.push_back(r.queue_wait_us);
-    service.push_back(r.service_us);
-    compile.push_back(r.compile_wait_us);
-    per_stream[r.stream].push_back(r.latency_us());
-    ++executor_all[r.executor];
-    ++s.by_source[r.source];
-    if (slo_ms > 0 && r.latency_us() <= slo_ms * 1000) ++within_slo;
-  }
-  s.latency_us = QuantilesOf(latency);
-  s.queue_wait_us = QuantilesOf(queue);
-  s.service_us = QuantilesOf(service);
-  s.compile_wait_us = QuantilesOf(compile);
-  s.overhead_us = QuantilesOf(result.batch_overhead_us);
+    s.rejected[RejectReasonName(static_cast<RejectReason>(reason))] = run.rejected[static_cast<size_t>(reason)];
+  s.by_source = run.by_source;
+  s.latency_us = run.latency.Summary();
+  s.queue_wait_us = run.queue_wait.Summary();
+  s.service_us = run.service.Summary();
+  s.compile_wait_us = run.compile_wait.Summary();
+  s.overhead_us = run.overhead.Summary();
   s.mean_batch_size = s.batches > 0 ? static_cast<double>(s.completed + s.failed) / static_cast<double>(s.batches) : 0;
   s.wall_s = result.wall_us / 1e6;
   if (s.wall_s > 0) {
     s.throughput_rps = static_cast<double>(s.completed) / s.wall_s;
-    s.goodput_rps = slo_ms > 0 ? static_cast<double>(within_slo) / s.wall_s : s.throughput_rps;
+    s.goodput_rps =
+        slo_ms > 0 ? static_cast<double>(run.latency.CountAtMost(slo_ms * 1000)) / s.wall_s : s.throughput_rps;
   }
   double best = 0, worst = 0;
-  for (auto& [stream, values] : per_stream) {
+  for (const auto& [stream, latency] : run.stream_latency) {
     StreamSummary ss;
     ss.stream = stream;
-    ss.completed = static_cast<int64_t>(values.size());
-    std::sort(values.begin(), values.end());
-    ss.p99_latency_us = Percentile(values, 0.99);
+    ss.completed = latency.count();
+    ss.p99_latency_us = latency.Quantile(0.99);
     s.streams.push_back(ss);
     best = best == 0 ? ss.p99_latency_us : std::min(best, ss.p99_latency_us);
     worst = std::max(worst, ss.p99_latency_us);
   }
   s.fairness = best > 0 ? worst / best : 1;
-  for (const auto& [stream, released] : released_per_stream)  // streams that completed nothing
-    if (!per_stream.count(stream)) {
+  for (const auto& [stream, released] : run.released_per_stream)  // streams that completed nothing
+    if (!run.stream_latency.count(stream)) {
       StreamSummary ss;
       ss.stream = stream;
       s.streams.push_back(ss);
@@ -89,34 +51,34 @@ ServeSummary Summarize(const ServeResult& result, double slo_ms) {
   std::sort(s.streams.begin(), s.streams.end(),
             [](const StreamSummary& a, const StreamSummary& b) { return a.stream < b.stream; });
 
-  // Tail drivers: the completed requests strictly above the p95 latency.
-  const double p95 = s.latency_us.p95;
+  // Tail drivers: the completed requests in the latency buckets above the p95's.
+  const int p95_bucket = LatencyDigest::BucketOf(s.latency_us.p95);
   double tail_latency = 0, tail_queue = 0, tail_compile = 0;
-  int64_t fallback = 0, substituted = 0;
-  std::map<std::string, int64_t> executor_tail;
-  std::vector<const RequestRecord*> tail;
-  for (const RequestRecord& r : result.records) {
-    if (r.outcome != Outcome::kCompleted || !(r.latency_us() > p95)) continue;
-    tail.push_back(&r);
-    tail_latency += r.latency_us();
-    tail_queue += r.queue_wait_us;
-    tail_compile += r.compile_wait_us;
-    fallback += r.source == "fallback";
-    substituted += r.substituted;
-    ++executor_tail[r.executor];
+  int64_t tail = 0, fallback = 0, substituted = 0;
+  std::vector<int64_t> executor_tail(run.executors.size(), 0);
+  for (auto it = run.tail_buckets.upper_bound(p95_bucket); it != run.tail_buckets.end(); ++it) {
+    const TailBucket& b = it->second;
+    tail += b.requests;
+    tail_latency += b.latency_us;
+    tail_queue += b.queue_wait_us;
+    tail_compile += b.compile_wait_us;
+    fallback += b.fallback;
+    substituted += b.substituted;
+    for (size_t e = 0; e < b.per_executor.size(); ++e) executor_tail[e] += b.per_executor[e];
   }
-  s.tail.requests = static_cast<int64_t>(tail.size());
-  if (!tail.empty()) {
-    const double n = static_cast<double>(tail.size());
+  s.tail.requests = tail;
+  if (tail > 0) {
+    const double n = static_cast<double>(tail);
     s.tail.queue_share = tail_latency > 0 ? tail_queue / tail_latency : 0;
     s.tail.compile_share = tail_latency > 0 ? tail_compile / tail_latency : 0;
     s.tail.fallback_share = static_cast<double>(fallback) / n;
     s.tail.substituted_share = static_cast<double>(substituted) / n;
     int64_t on_imbalanced = 0;
-    for (const auto& [executor, count] : executor_tail) {
-      const double tail_share = static_cast<double>(count) / n;
-      const double all_share = static_cast<double>(executor_all[executor]) / static_cast<double>(s.completed);
-      if (executor_all.size() > 1 && tail_share > 1.5 * all_share) on_imbalanced += count;
+    for (size_t e = 0; e < run.executors.size(); ++e) {
+      const double tail_share = static_cast<double>(executor_tail[e]) / n;
+      const double all_share =
+          static_cast<double>(run.completed_per_executor[e]) / static_cast<double>(s.completed);
+      if (run.executors.size() > 1 && tail_share > 1.5 * all_share) on_imbalanced += executor_tail[e];
     }
     s.tail.imbalance_share = static_cast<double>(on_imbalanced) / n;
   }

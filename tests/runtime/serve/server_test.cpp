@@ -107,22 +107,42 @@ class FakeExecutor : public Executor {
   std::mutex mutex_;
 };
 
+ServerOptions KeepingRecords() {
+  ServerOptions options;
+  options.keep_records = true;
+  return options;
+}
+
+// Every released request is in the records once, and the run's statistics counted each record's outcome.
 void ExpectEveryRequestOnce(const ServeResult& result, const RequestStream& stream) {
   std::vector<int> seen(stream.requests.size(), 0);
-  for (const RequestRecord& r : result.records) ++seen.at(r.id);
+  int64_t completed = 0, failed = 0, rejected = 0;
+  for (const RequestRecord& r : result.records) {
+    ++seen.at(r.id);
+    completed += r.outcome == Outcome::kCompleted;
+    failed += r.outcome == Outcome::kFailed;
+    rejected += r.outcome == Outcome::kRejected;
+  }
   int64_t released = 0;
   for (int s : seen) {
     EXPECT_LE(s, 1);
     released += s;
   }
   EXPECT_EQ(released + result.not_released, static_cast<int64_t>(stream.requests.size()));
+  EXPECT_EQ(result.statistics.released, released);
+  EXPECT_EQ(result.statistics.completed, completed);
+  EXPECT_EQ(result.statistics.failed, failed);
+  int64_t rejected_counted = 0;
+  for (int64_t n : result.statistics.rejected) rejected_counted += n;
+  EXPECT_EQ(rejected_counted, rejected);
+  EXPECT_EQ(result.statistics.latency.count(), completed);
 }
 
 TEST(ServerTest, EveryRequestCompletesOnceInBatchesWithinTheLimits) {
   RequestStream stream = Stream(300, 20);
   FixedDecider decider(BatchLimits{8, 200});
   FakeExecutor a("fake[0]"), b("fake[1]");
-  ServerOptions options;
+  ServerOptions options = KeepingRecords();
   options.rule = BatchRule{"tokens", 4096};
   std::atomic<int> recorded{0};
   options.on_record = [&](const RequestRecord&) { ++recorded; };
@@ -168,7 +188,7 @@ TEST(ServerTest, LongRequestsRunInChunksAndCompleteOnce) {
   FixedDecider decider(BatchLimits{8, 100});
   FakeExecutor a("fake[0]"), b("fake[1]");
   a.compile_wait_us_ = b.compile_wait_us_ = 1;  // one unit per run: a record's sum counts its runs
-  ServerOptions options;
+  ServerOptions options = KeepingRecords();
   options.rule = BatchRule{"tokens", 4096, 128};
   auto result = Serve(stream, decider, {&a, &b}, options);
   ASSERT_TRUE(result.ok()) << result.status().ToString();
@@ -214,7 +234,7 @@ TEST(ServerTest, AFullQueueRejectsWhatArrivesWhileTheExecutorIsBusy) {
   };
   StreamSettings bounded;
   bounded.policy.max_queue_size = 2;
-  ServerOptions options;
+  ServerOptions options = KeepingRecords();
   options.streams = {bounded};
   options.on_record = [&](const RequestRecord& r) {
     if (r.outcome != Outcome::kRejected) return;
@@ -249,7 +269,7 @@ TEST(ServerTest, AStopEndsArrivalsAndRejectsWhatIsQueuedWhenAskedTo) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
   };
-  ServerOptions options;
+  ServerOptions options = KeepingRecords();
   options.stop = &stop;
   options.on_stop = OnStop::kRejectQueued;
   auto result = Serve(stream, decider, {&executor}, options);
@@ -268,7 +288,7 @@ TEST(ServerTest, AFailingExecutorFailsItsRequestsAndTheRunGoesOn) {
   FixedDecider decider(BatchLimits{4, 0});
   FakeExecutor executor("fake", 0);
   executor.fail_ = true;
-  auto result = Serve(stream, decider, {&executor}, ServerOptions{});
+  auto result = Serve(stream, decider, {&executor}, KeepingRecords());
   ASSERT_TRUE(result.ok());
   ASSERT_EQ(result->records.size(), 20u);
   for (const RequestRecord& r : result->records) {
@@ -290,7 +310,7 @@ TEST(ServerTest, RequestsThatDoNotAddUpRunOneCallEach) {
   }
   FixedDecider decider(BatchLimits{4, 1e6});
   FakeExecutor executor("fake", 0);
-  ServerOptions options;  // no BatchRule: nothing sums
+  ServerOptions options = KeepingRecords();  // no BatchRule: nothing sums
   auto result = Serve(stream, decider, {&executor}, options);
   ASSERT_TRUE(result.ok());
   EXPECT_EQ(executor.ran_.size(), 12u);  // 12 calls, however the requests were batched
@@ -312,7 +332,7 @@ TEST(ServerTest, AStopDuringTheDrainRejectsWhatIsStillQueued) {
     stop = true;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the generator's drain loop sees the stop
   };
-  ServerOptions options;
+  ServerOptions options = KeepingRecords();
   options.stop = &stop;
   options.on_stop = OnStop::kRejectQueued;
   options.progress_interval_us = 0;
@@ -334,7 +354,7 @@ TEST(ServerTest, ASpinningDecisionKeepsTheTeamWarmUntilTheNextArrival) {
   limits.keep_warm_us = std::numeric_limits<double>::infinity();
   FixedDecider decider(limits);
   FakeExecutor executor("fake");
-  auto result = Serve(stream, decider, {&executor}, ServerOptions{});
+  auto result = Serve(stream, decider, {&executor}, KeepingRecords());
   ASSERT_TRUE(result.ok());
   ExpectEveryRequestOnce(*result, stream);
   // After a batch when nothing waits (under load, arrivals may bunch up: not after every one).
@@ -349,7 +369,7 @@ TEST(ServerTest, APassiveDecisionNeverSpins) {
   RequestStream stream = Stream(20, 1000);
   FixedDecider decider(BatchLimits{1, 0});
   FakeExecutor executor("fake");
-  auto result = Serve(stream, decider, {&executor}, ServerOptions{});
+  auto result = Serve(stream, decider, {&executor}, KeepingRecords());
   ASSERT_TRUE(result.ok());
   EXPECT_EQ(executor.keep_warm_calls_, 0);
   EXPECT_EQ(result->keep_warm_cpu_us, 0);
@@ -364,7 +384,7 @@ TEST(ServerTest, AWarmUpRunsTheFirstDecisionOnEveryExecutorBeforeTheClockStarts)
   a.gate_ = b.gate_ = [&] {
     if (recorded.load() == 0) ++runs_before_any_record;
   };
-  ServerOptions options;
+  ServerOptions options = KeepingRecords();
   options.rule = BatchRule{"tokens", 4096};  // one executor call per batch
   options.warmup = true;
   options.on_record = [&](const RequestRecord&) { ++recorded; };
@@ -386,19 +406,37 @@ TEST(ServerTest, TheRuntimeOverheadIsMeasuredPerBatchAfterEachDispatchersFirst) 
   RequestStream stream = Stream(200, 0);  // all at once: batches back to back
   FixedDecider decider(BatchLimits{4, 0});
   FakeExecutor a("fake[0]", 0), b("fake[1]", 0);
-  auto result = Serve(stream, decider, {&a, &b}, ServerOptions{});
+  auto result = Serve(stream, decider, {&a, &b}, KeepingRecords());
   ASSERT_TRUE(result.ok());
   int dispatchers_that_ran = (a.ran_.empty() ? 0 : 1) + (b.ran_.empty() ? 0 : 1);
-  EXPECT_EQ(static_cast<int64_t>(result->batch_overhead_us.size()), result->batches - dispatchers_that_ran);
+  EXPECT_EQ(static_cast<int64_t>(result->statistics.overhead.count()), result->batches - dispatchers_that_ran);
+}
+
+// A server meant to run for hours keeps no record it was not asked to: the statistics count the same run.
+TEST(ServerTest, WithoutKeepRecordsOnlyTheStatisticsRemain) {
+  RequestStream stream = Stream(50, 100);
+  FixedDecider decider(BatchLimits{4, 0});
+  FakeExecutor executor("fake", 50);
+  int64_t handed_out = 0;
+  ServerOptions options;
+  options.on_record = [&](const RequestRecord&) { ++handed_out; };
+  auto result = Serve(stream, decider, {&executor}, options);
+  ASSERT_TRUE(result.ok());
+  EXPECT_TRUE(result->records.empty());
+  EXPECT_EQ(handed_out, 50);
+  EXPECT_EQ(result->statistics.released, 50);
+  EXPECT_EQ(result->statistics.completed, 50);
+  EXPECT_EQ(result->statistics.latency.count(), 50);
+  EXPECT_GT(result->wall_us, 0);
 }
 
 TEST(ServerTest, RefusesNoExecutorsAndIdsOutOfOrder) {
   RequestStream stream = Stream(3, 1);
   FixedDecider decider(BatchLimits{});
-  EXPECT_EQ(Serve(stream, decider, {}, ServerOptions{}).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(Serve(stream, decider, {}, KeepingRecords()).status().code(), StatusCode::kInvalidArgument);
   stream.requests[1].id = 7;
   FakeExecutor executor("fake");
-  EXPECT_EQ(Serve(stream, decider, {&executor}, ServerOptions{}).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(Serve(stream, decider, {&executor}, KeepingRecords()).status().code(), StatusCode::kInvalidArgument);
 }
 
 }  // namespace

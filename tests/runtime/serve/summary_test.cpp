@@ -22,21 +22,16 @@ RequestRecord Completed(int64_t id, double arrival, double start, double end, in
   return r;
 }
 
-TEST(SummaryTest, QuantilesInterpolateAndCountEveryValue) {
-  std::vector<double> values;
-  for (int i = 1; i <= 1000; ++i) values.push_back(i);
-  Quantiles q = QuantilesOf(values);
-  EXPECT_EQ(q.count, 1000);
-  EXPECT_DOUBLE_EQ(q.p50, 500.5);
-  EXPECT_DOUBLE_EQ(q.p99, 990.01);
-  EXPECT_DOUBLE_EQ(q.max, 1000);
-  EXPECT_EQ(QuantilesOf({}).count, 0);
+// A run's result as the server leaves it: every record folded into the statistics.
+ServeResult ResultOf(const std::vector<RequestRecord>& records) {
+  ServeResult result;
+  for (const RequestRecord& r : records) result.statistics.Add(r);
+  return result;
 }
 
 TEST(SummaryTest, TheRuntimeOverheadPerBatchIsItsOwnDistribution) {
-  ServeResult result;
-  result.records.push_back(Completed(0, 0, 10, 5000));
-  for (int i = 1; i <= 100; ++i) result.batch_overhead_us.push_back(i);
+  ServeResult result = ResultOf({Completed(0, 0, 10, 5000)});
+  for (int i = 1; i <= 100; ++i) result.statistics.AddBatchOverhead(i);
   ServeSummary s = Summarize(result, 0);
   EXPECT_EQ(s.overhead_us.count, 100);
   EXPECT_DOUBLE_EQ(s.overhead_us.p99, 99.01);
@@ -47,20 +42,21 @@ TEST(SummaryTest, TheRuntimeOverheadPerBatchIsItsOwnDistribution) {
 }
 
 TEST(SummaryTest, CountsGoodputRejectionsAndFairness) {
-  ServeResult result;
+  std::vector<RequestRecord> records;
   // 100 completed requests of 1 ms on stream 0 and 2 ms on stream 1, one second of wall time.
   for (int i = 0; i < 100; ++i) {
     const int stream = i % 2;
-    result.records.push_back(Completed(i, i * 10000.0, i * 10000.0, i * 10000.0 + 1000.0 * (1 + stream), stream));
+    records.push_back(Completed(i, i * 10000.0, i * 10000.0, i * 10000.0 + 1000.0 * (1 + stream), stream));
   }
   RequestRecord rejected;
   rejected.id = 100;
   rejected.outcome = Outcome::kRejected;
   rejected.reason = RejectReason::kTimeout;
-  result.records.push_back(rejected);
+  records.push_back(rejected);
   RequestRecord failed = Completed(101, 0, 0, 1);
   failed.outcome = Outcome::kFailed;
-  result.records.push_back(failed);
+  records.push_back(failed);
+  ServeResult result = ResultOf(records);
   result.batches = 101;
   result.wall_us = 1e6;
   ServeSummary s = Summarize(result, /*slo_ms=*/1.5);
@@ -84,16 +80,17 @@ TEST(SummaryTest, CountsGoodputRejectionsAndFairness) {
 // A stream whose every request was rejected is the least fair outcome: it is listed (completed 0) and counted
 // as starved, not left out of the fairness report.
 TEST(SummaryTest, AStreamThatCompletedNothingIsReportedStarved) {
-  ServeResult result;
-  for (int i = 0; i < 10; ++i) result.records.push_back(Completed(i, i * 100.0, i * 100.0, i * 100.0 + 50, 0));
+  std::vector<RequestRecord> records;
+  for (int i = 0; i < 10; ++i) records.push_back(Completed(i, i * 100.0, i * 100.0, i * 100.0 + 50, 0));
   for (int i = 10; i < 15; ++i) {
     RequestRecord rejected;
     rejected.id = i;
     rejected.stream = 2;
     rejected.outcome = Outcome::kRejected;
     rejected.reason = RejectReason::kQueueFull;
-    result.records.push_back(rejected);
+    records.push_back(rejected);
   }
+  ServeResult result = ResultOf(records);
   result.wall_us = 1e6;
   ServeSummary s = Summarize(result, 0);
   ASSERT_EQ(s.streams.size(), 2u);
@@ -106,20 +103,21 @@ TEST(SummaryTest, AStreamThatCompletedNothingIsReportedStarved) {
   EXPECT_NE(SummaryText(s).find("1 stream(s) completed nothing"), std::string::npos);
 
   // Requests the source rejected as out of range are not the server's doing: a stream of only those is not starved.
-  for (RequestRecord& r : result.records)
+  for (RequestRecord& r : records)
     if (r.stream == 2) r.reason = RejectReason::kOutOfRange;
-  EXPECT_EQ(Summarize(result, 0).starved_streams, 0);
+  EXPECT_EQ(Summarize(ResultOf(records), 0).starved_streams, 0);
 }
 
 TEST(SummaryTest, TailDriversSayWhereTheSlowestRequestsSpentTheirTime) {
-  ServeResult result;
+  std::vector<RequestRecord> records;
   // 95 fast requests on e0; 5 slow ones that queued 9 ms of their 10 ms, on e1, from the fallback.
-  for (int i = 0; i < 95; ++i) result.records.push_back(Completed(i, 0, 0, 1000, 0, i < 50 ? "e0" : "e1"));
+  for (int i = 0; i < 95; ++i) records.push_back(Completed(i, 0, 0, 1000, 0, i < 50 ? "e0" : "e1"));
   for (int i = 95; i < 100; ++i) {
     RequestRecord r = Completed(i, 0, 9000, 10000, 0, "e1", "fallback");
     r.compile_wait_us = 500;
-    result.records.push_back(r);
+    records.push_back(r);
   }
+  ServeResult result = ResultOf(records);
   result.batches = 100;
   result.wall_us = 1e6;
   ServeSummary s = Summarize(result, 0);
@@ -130,6 +128,38 @@ TEST(SummaryTest, TailDriversSayWhereTheSlowestRequestsSpentTheirTime) {
   EXPECT_DOUBLE_EQ(s.tail.imbalance_share, 1);  // e1 holds every tail request but half of all
   EXPECT_DOUBLE_EQ(s.goodput_rps, s.throughput_rps);  // no SLO
   EXPECT_EQ(s.by_source.at("fallback"), 5);
+}
+
+// Past the digest's exact capacity the summary's figures come from buckets: they stay within the digest's stated
+// error of the exact ones, and the tail drivers still find the slow requests.
+TEST(SummaryTest, ALongRunIsSummarisedInBoundedMemoryCloseToTheExactFigures) {
+  std::vector<RequestRecord> records;
+  std::vector<double> latencies;
+  const int n = static_cast<int>(LatencyDigest::kExactSamples) * 2;
+  for (int i = 0; i < n; ++i) {
+    const bool slow = i % 10 == 0;  // 10%: queued 90% of 20-40 ms
+    const double latency = slow ? 20000.0 + (i % 997) * 20 : 500.0 + (i % 1009);
+    RequestRecord r = slow ? Completed(i, 0, latency * 0.9, latency, 0, "e1", "fallback")
+                           : Completed(i, 0, 0, latency, 0, i % 2 ? "e0" : "e1");
+    records.push_back(r);
+    latencies.push_back(latency);
+  }
+  ServeResult result = ResultOf(records);
+  result.wall_us = 1e6;
+  EXPECT_FALSE(result.statistics.latency.exact());
+  ServeSummary s = Summarize(result, /*slo_ms=*/10);
+  Quantiles exact = QuantilesOf(latencies);
+  EXPECT_EQ(s.latency_us.count, exact.count);
+  EXPECT_DOUBLE_EQ(s.latency_us.max, exact.max);
+  EXPECT_NEAR(s.latency_us.mean, exact.mean, exact.mean * 1e-9);
+  for (auto [got, want] : {std::pair{s.latency_us.p50, exact.p50}, std::pair{s.latency_us.p99, exact.p99},
+                           std::pair{s.latency_us.p999, exact.p999}})
+    EXPECT_NEAR(got, want, want * 0.005);
+  const int64_t slow = (n + 9) / 10;
+  EXPECT_DOUBLE_EQ(s.goodput_rps, n - slow);  // the slow ones miss 10 ms
+  EXPECT_NEAR(s.tail.requests, n / 20, n * 0.002);  // 5%, give or take the p95's bucket
+  EXPECT_NEAR(s.tail.queue_share, 0.9, 1e-9);
+  EXPECT_DOUBLE_EQ(s.tail.fallback_share, 1);
 }
 
 }  // namespace
