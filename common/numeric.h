@@ -32,6 +32,16 @@ inline double Percentile(const std::vector<double>& sorted, double q) {
   return sorted[lower] + (sorted[upper] - sorted[lower]) * fraction;
 }
 
+// The q-quantile of ascending `sorted` by the nearest-rank rule: the smallest value with at least q of the values
+// at or below it (no interpolation, so an infinite latency — a request never served — stays infinite rather
+// than turning a quantile into NaN or infinity's neighbour); 0 for an empty list.
+inline double NearestRank(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return 0;
+  const double rank = std::ceil(std::clamp(q, 0.0, 1.0) * static_cast<double>(sorted.size()));
+  const size_t index = rank < 1 ? 0 : std::min(sorted.size() - 1, static_cast<size_t>(rank) - 1);
+  return sorted[index];
+}
+
 // exp(mean(log v)); NaN for an empty list or any value that is not positive and finite.
 inline double GeometricMean(const std::vector<double>& values) {
   if (values.empty()) return std::numeric_limits<double>::quiet_NaN();

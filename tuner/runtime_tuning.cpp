@@ -5,6 +5,7 @@
 #include <limits>
 #include <set>
 
+#include "common/numeric.h"
 #include "tuner/text_table.h"
 
 namespace crmap {
@@ -21,30 +22,6 @@ double ObjectiveQuantileOf(RuntimeObjective objective) {
     case RuntimeObjective::kGoodput: return 0;
   }
   return 0;
-}
-
-// Nearest rank of sorted values (no interpolation: an infinite latency stays infinite and never becomes NaN).
-double NearestRank(const std::vector<double>& sorted, double q) {
-  if (sorted.empty()) return 0;
-  const double rank = std::ceil(q * static_cast<double>(sorted.size()));
-  const size_t index = rank < 1 ? 0 : std::min(sorted.size() - 1, static_cast<size_t>(rank) - 1);
-  return sorted[index];
-}
-
-serve::Quantiles QuantilesOfPooled(std::vector<double> values) {
-  serve::Quantiles q;
-  if (values.empty()) return q;
-  std::sort(values.begin(), values.end());
-  q.count = static_cast<int64_t>(values.size());
-  double sum = 0;
-  for (double v : values) sum += v;
-  q.mean = sum / static_cast<double>(values.size());
-  q.p50 = NearestRank(values, 0.5);
-  q.p95 = NearestRank(values, 0.95);
-  q.p99 = NearestRank(values, 0.99);
-  q.p999 = NearestRank(values, 0.999);
-  q.max = values.back();
-  return q;
 }
 
 // The objective's figure of some runs: a latency quantile (lower is better) or goodput (higher is better).
@@ -167,7 +144,7 @@ Result<RuntimeTuningResult> TuneRuntime(const std::vector<RuntimeSetting>& setti
     r.unserved = std::count_if(pooled.begin(), pooled.end(), [](double v) { return !std::isfinite(v); });
     r.goodput_rps = wall > 0 ? static_cast<double>(within) / wall : 0;
     r.figure = FigureOf(options.objective, pooled, within, wall);
-    r.latency_us = QuantilesOfPooled(std::move(pooled));
+    r.latency_us = serve::QuantilesOf(std::move(pooled), serve::QuantileRule::kNearestRank);
     result.min_requests = std::min(result.min_requests, r.requests);
     result.settings.push_back(std::move(r));
   }

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "backend/host.h"
+#include "backend/plan_executor.h"
 #include "backend/torch_executor.h"
 #include "datasets/catalog.h"
 #include "datasets/scenario.h"
@@ -20,6 +21,7 @@
 #include "runtime/serve/decider.h"
 #include "runtime/serve/metrics.h"
 #include "runtime/serve/telemetry.h"
+#include "tuner/campaign_spec.h"
 #include "tuner/config_scores.h"
 #include "tuner/nearest_shape.h"
 #include "tuner/policy_trainer.h"
@@ -99,20 +101,6 @@ Result<std::vector<TuningRecord>> DbRecords(const std::string& db, const Workloa
   return contents.records;
 }
 
-// The value of `knob` in a canonical config string ("...;placement=per_core;..."), or "".
-std::string KnobValueIn(const std::string& config, const std::string& knob) {
-  const std::string key = knob + "=";
-  size_t at = 0;
-  while ((at = config.find(key, at)) != std::string::npos) {
-    if (at == 0 || config[at - 1] == ';') {
-      const size_t end = config.find(';', at);
-      return config.substr(at + key.size(), end == std::string::npos ? std::string::npos : end - at - key.size());
-    }
-    at += key.size();
-  }
-  return "";
-}
-
 // The placement a policy file answers (its runtime knob; runtime/hook/policy_model.h), or "" when unreadable.
 std::string PolicyPlacement(const std::string& path) {
   Result<PolicyFile> file = ReadPolicyFile(path);
@@ -124,6 +112,31 @@ std::string PolicyPlacement(const std::string& path) {
 }
 
 }  // namespace
+
+Result<std::vector<Dims>> WarmupShapes(const Workload& workload, const std::string& warmup_shapes, const Dims& first) {
+  if (warmup_shapes == "buckets") {
+    const std::string& dim = workload.batch_dim();
+    if (dim.empty())
+      return Status::InvalidArgument("--warmup-shapes buckets needs a summing dim; workload " + workload.name() +
+                                     " declares none (list its shapes instead, e.g. " +
+                                     DimsToText(workload.TypicalDims()) + ")");
+    Dims base = first.empty() ? workload.TypicalDims() : first;
+    std::vector<Dims> shapes;
+    const int64_t max = workload.dims().at(dim).max;
+    for (int64_t value = workload.dims().at(dim).min; value <= max;) {
+      base[dim] = value;
+      shapes.push_back(BucketDims(workload, base));
+      value = shapes.back().at(dim) + 1;
+    }
+    return shapes;
+  }
+  if (warmup_shapes.find('=') == std::string::npos)
+    return Status::InvalidArgument("--warmup-shapes '" + warmup_shapes + "': allowed: buckets, or a list of shapes "
+                                   "like " + DimsToText(workload.TypicalDims()) + ";...");
+  Result<std::vector<Dims>> shapes = ResolveShapes(workload, warmup_shapes, 0, 0);
+  if (!shapes.ok()) return shapes.status().WithContext("--warmup-shapes");
+  return shapes;
+}
 
 Status CheckServeTaskOptions(const ServeTaskOptions& o) {
   static const std::set<std::string> kModes = {"default", "triton", "static", "policy", "oracle"};
@@ -155,6 +168,7 @@ Status CheckServeTaskOptions(const ServeTaskOptions& o) {
     return Status::InvalidArgument("--chunk " + std::to_string(o.chunk) + " is beyond " + workload.batch_dim() +
                                    "'s range (at most " + std::to_string(workload.dims().at(workload.batch_dim()).max) +
                                    ")");
+  if (!o.warmup_shapes.empty()) CRMAP_RETURN_IF_ERROR(WarmupShapes(workload, o.warmup_shapes, {}).status());
   return Status::Ok();
 }
 
@@ -197,7 +211,7 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
     }
     decider = std::make_unique<serve::FixedDecider>(
         config, overrides.Apply(serve::LimitsFromConfig(config, serve::BatchLimits{})), "static");
-    decided_placement = KnobValueIn(config, "placement");
+    decided_placement = serve::KnobValueOf(config, "placement");
   } else if (o.mode == "oracle") {
     CRMAP_ASSIGN_OR_RETURN(std::vector<TuningRecord> records, DbRecords(o.db, workload, space));
     std::vector<Dims> shapes;
@@ -275,6 +289,11 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
     server.rule = serve::BatchRule{workload.batch_dim(), workload.dims().at(workload.batch_dim()).max, o.chunk};
   server.duration_us = o.duration_s * 1e6;
   server.warmup = o.warmup;
+  if (!o.warmup_shapes.empty()) {
+    CRMAP_ASSIGN_OR_RETURN(server.warmup_dims,
+                           WarmupShapes(workload, o.warmup_shapes,
+                                        stream.requests.empty() ? Dims{} : stream.requests.front().dims));
+  }
   server.on_stop = o.on_stop == "reject" ? serve::OnStop::kRejectQueued : serve::OnStop::kFinishQueued;
   server.stop = o.stop;
   server.on_progress = [&](const serve::ServeProgress& p) {
@@ -292,6 +311,7 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
         served_latency_us.push_back(r.outcome == serve::Outcome::kCompleted ? r.latency_us()
                                                                              : std::numeric_limits<double>::infinity());
     };
+  if (metrics) server.on_batch = [&](const serve::BatchRecord& b) { metrics->RecordBatch(b); };
 
   // Policy reloads while serving, off the serving threads.
   std::atomic<bool> serving{true};

@@ -55,6 +55,10 @@ struct ServeTaskOptions {
   std::string on_stop = "finish";  // finish or reject (queued requests after a stop)
   bool background_compile = true;
   bool warmup = true;             // compile the first request's plan on every executor before arrivals start
+  // More shapes to warm up before arrivals start, on every executor, at the config decided there: a list like
+  // "tokens=1;tokens=64", or "buckets" (every plan bucket of the summing dim, backend/plan_executor.h's
+  // BucketDims, the other dims at the first request's). "" none.
+  std::string warmup_shapes;
   PlanCacheOptions plans;
   std::string telemetry_path;     // per-request JSON Lines ("" none)
   std::string trace_path;         // Chrome trace-event JSON, written at the end ("" none)
@@ -70,6 +74,11 @@ struct ServeTaskOptions {
   bool quiet = false;  // the "serving ..." line at debug level, not info (runtime tuning serves many runs)
   bool collect_served_latencies = false;  // fill ServeTaskReport::served_latency_us (8 bytes a request)
 };
+
+// The dims `warmup_shapes` names for `workload` (the first request's dims, `first`, fill in "buckets"'s other
+// dims). InvalidArgument naming the option for anything else than "buckets" or a list of shapes in range, or
+// "buckets" on a workload without a summing dim.
+Result<std::vector<Dims>> WarmupShapes(const Workload& workload, const std::string& warmup_shapes, const Dims& first);
 
 struct ServeTaskReport {
   serve::ServeSummary summary;

@@ -32,6 +32,8 @@ policy="$root/experiments/serve/results/bert_ffn.$isa.policy"
 for f in "$db" "$policy"; do
   [ -s "$f" ] || { echo "modes.sh: $f missing: run experiments/serve/tune_ffn.sh on this host first" >&2; exit 2; }
 done
+# shellcheck source=experiments/serve/lib.sh
+source "$root/experiments/serve/lib.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$crmap" version
@@ -78,18 +80,7 @@ PY
 
 # The smoothed streams: the trace's token sizes in order, Poisson arrivals at LOAD x capacity.
 for load in 50 85; do
-  python3 - "$csv" "$work/smooth$load.jsonl" "$(python3 -c "print($load / 100 * $capacity)")" "$duration" <<'PY'
-import csv, json, random, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
-rate, duration = float(sys.argv[3]), float(sys.argv[4]) * 1e6
-rng, t = random.Random(7), 0.0
-with open(sys.argv[2], "w") as f:
-    for r in rows:
-        t += rng.expovariate(rate) * 1e6
-        if t > duration: break
-        tokens = min(max(int(r["GeneratedTokens"]), 1), 4096)
-        f.write(json.dumps({"t_us": round(t, 1), "dims": {"tokens": tokens}, "stream": 0, "phase": 0}) + "\n")
-PY
+  poisson_stream "$work/smooth$load.jsonl" "$(python3 -c "print($load / 100 * $capacity)")" "$duration" 0 7
 done
 
 # The tuning database's runtime knobs are the defaults (batch 1, no delay: the kernel campaign does not tune

@@ -7,40 +7,31 @@
 # reloads done and failed, and whether every request was served.
 # Stream: the Azure code trace's token sizes (GeneratedTokens) cycled in order, Poisson arrivals.
 # Needs experiments/serve/results/bert_ffn.<isa>.policy (tune_ffn.sh).
-# Usage: [CHUNK=N] experiments/serve/soak.sh [MINUTES] [LOAD]   (default 30 minutes, 85%; CHUNK: serve --chunk N,
-# samples then go to soak_chunk<N>_samples.<isa>.csv)
+# Serve warms up every plan bucket before the clock starts (--warmup-shapes buckets; WARMUP_SHAPES= to warm up the
+# first request's plan only), so that resident memory after the warm-up is the runtime's, not plans compiled late.
+# Usage: [CHUNK=N] [WARMUP_SHAPES=...] experiments/serve/soak.sh [MINUTES] [LOAD]   (default 30 minutes, 85%;
+# CHUNK: serve --chunk N, samples then go to soak_chunk<N>_samples.<isa>.csv)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 crmap="$root/build/crmap"
 minutes=${1:-30}
 load=${2:-85}
 chunk=${CHUNK:-0}
+warmup_shapes=${WARMUP_SHAPES-buckets}
 csv="$root/../shared/datasets/azure_llm_2023/AzureLLMInferenceTrace_code.csv"
 isa=$("$crmap" version | sed -n 's/.*isa \([a-z0-9_]*\).*/\1/p')
 policy="$root/experiments/serve/results/bert_ffn.$isa.policy"
 [ -s "$policy" ] || { echo "soak.sh: $policy missing: run experiments/serve/tune_ffn.sh first" >&2; exit 2; }
+# shellcheck source=experiments/serve/lib.sh
+source "$root/experiments/serve/lib.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$crmap" version
 
-"$crmap" serve -w bert_ffn --thread-wait spin --json --requests "$csv" --map tokens=GeneratedTokens \
-  --out-of-range clamp --time-scale 1e-9 --mode default >"$work/capacity.json" 2>/dev/null
-capacity=$(python3 -c "import json; print(json.load(open('$work/capacity.json'))['throughput_rps'])")
+capacity=$(default_capacity "$work/capacity.json")
 rate=$(python3 -c "print($load / 100 * $capacity)")
 echo "default-mode capacity $capacity req/s; soak at $load%: $rate req/s for $minutes min" >&2
-python3 - "$csv" "$work/soak.jsonl" "$rate" "$minutes" <<'PY'
-import csv, json, random, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
-rate, end = float(sys.argv[3]), float(sys.argv[4]) * 60e6
-rng, t, i = random.Random(11), 0.0, 0
-with open(sys.argv[2], "w") as f:
-    while True:
-        t += rng.expovariate(rate) * 1e6
-        if t > end: break
-        tokens = min(max(int(rows[i % len(rows)]["GeneratedTokens"]), 1), 4096)
-        i += 1
-        f.write(json.dumps({"t_us": round(t, 1), "dims": {"tokens": tokens}, "stream": 0, "phase": 0}) + "\n")
-PY
+poisson_stream "$work/soak.jsonl" "$rate" "$((minutes * 60))" 0 11
 # The two policies a reload alternates between: the same kernels, runtime knobs batch 16 / 200 us and
 # batch 64 / 200 us (both keep up with the load; batch 1 would not).
 for pair in a:16 b:64; do
@@ -50,12 +41,13 @@ for pair in a:16 b:64; do
 done
 cp "$work/a.policy" "$work/served.policy"
 
-chunk_flags=()
+serve_flags=()
 samples_name=soak_samples
-if [ "$chunk" -gt 0 ]; then chunk_flags=(--chunk "$chunk"); samples_name=soak_chunk${chunk}_samples; fi
-echo "serving with ${chunk_flags[*]:-no chunks}" >&2
+if [ "$chunk" -gt 0 ]; then serve_flags=(--chunk "$chunk"); samples_name=soak_chunk${chunk}_samples; fi
+[ -n "$warmup_shapes" ] && serve_flags+=(--warmup-shapes "$warmup_shapes")
+echo "serving with: ${serve_flags[*]:-(defaults)}" >&2
 "$crmap" serve -w bert_ffn --thread-wait spin --requests "$work/soak.jsonl" --mode policy \
-  --policy "$work/served.policy" --reload-on-change --slo-ms 10 "${chunk_flags[@]}" \
+  --policy "$work/served.policy" --reload-on-change --slo-ms 10 "${serve_flags[@]}" \
   --telemetry "$work/telemetry.jsonl" --summary "$work/summary.json" >"$work/serve.out" 2>"$work/serve.err" &
 pid=$!
 echo "t_s,rss_kib,fds" >"$work/samples.csv"

@@ -28,34 +28,19 @@ csv="$root/../shared/datasets/azure_llm_2023/AzureLLMInferenceTrace_code.csv"
 isa=$("$crmap" version | sed -n 's/.*isa \([a-z0-9_]*\).*/\1/p')
 policy="$root/experiments/serve/results/bert_ffn.$isa.policy"
 [ -s "$policy" ] || { echo "tune_runtime.sh: $policy missing: run experiments/serve/tune_ffn.sh first" >&2; exit 2; }
+# shellcheck source=experiments/serve/lib.sh
+source "$root/experiments/serve/lib.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$crmap" version
 
 # Capacity of the default mode: the whole trace at once.
-"$crmap" serve -w bert_ffn --thread-wait spin --json --requests "$csv" --map tokens=GeneratedTokens \
-  --out-of-range clamp --time-scale 1e-9 --mode default >"$work/capacity.json" 2>/dev/null
-capacity=$(python3 -c "import json; print(json.load(open('$work/capacity.json'))['throughput_rps'])")
+capacity=$(default_capacity "$work/capacity.json")
 rate=$(python3 -c "print($load / 100 * $capacity)")
 echo "default-mode capacity $capacity req/s; streams at $load%: $rate req/s for $duration s" >&2
 
-# stream FILE FIRST_ROW SEED: the trace's token sizes from FIRST_ROW, Poisson arrivals at $rate.
-stream() {
-  python3 - "$csv" "$1" "$2" "$3" "$rate" "$duration" <<'PY'
-import csv, json, random, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
-first, seed, rate, duration = int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6]) * 1e6
-rng, t = random.Random(seed), 0.0
-with open(sys.argv[2], "w") as f:
-    for r in rows[first:] + rows[:first]:
-        t += rng.expovariate(rate) * 1e6
-        if t > duration: break
-        tokens = min(max(int(r["GeneratedTokens"]), 1), 4096)
-        f.write(json.dumps({"t_us": round(t, 1), "dims": {"tokens": tokens}, "stream": 0, "phase": 0}) + "\n")
-PY
-}
-stream "$work/tune.jsonl" 0 7
-stream "$work/check.jsonl" 4000 8
+poisson_stream "$work/tune.jsonl" "$rate" "$duration" 0 7
+poisson_stream "$work/check.jsonl" "$rate" "$duration" 4000 8
 
 echo "== tuning the runtime on the tuning stream ($tune_rounds rounds)" >&2
 "$crmap" tune -w bert_ffn --requests "$work/tune.jsonl" --mode policy --policy "$policy" --thread-wait spin \

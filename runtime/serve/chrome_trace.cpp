@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 #include <utility>
 #include <vector>
 
@@ -21,10 +20,10 @@ Json ChromeTrace(const ServeResult& result) {
   Json events = Json::array();
   // Executor tracks, in order of first use.
   std::map<std::string, int> tracks;
-  for (const RequestRecord& r : result.records)
-    if (!r.executor.empty() && !tracks.count(r.executor)) {
+  for (const BatchRecord& b : result.batch_records)
+    if (!tracks.count(b.executor)) {
       const int tid = static_cast<int>(tracks.size()) + 1;
-      tracks[r.executor] = tid;
+      tracks[b.executor] = tid;
     }
   events.push_back({{"ph", "M"}, {"pid", kPid}, {"name", "process_name"}, {"args", {{"name", "crmap serve"}}}});
   events.push_back({{"ph", "M"}, {"pid", kPid}, {"tid", kRequestTrack}, {"name", "thread_name"},
@@ -35,7 +34,6 @@ Json ChromeTrace(const ServeResult& result) {
 
   // Queue depth: +1 at arrival, -1 when the request leaves the queue (its batch starts, or it is rejected).
   std::vector<std::pair<double, int>> depth_changes;
-  std::set<int64_t> batches_seen;
   for (const RequestRecord& r : result.records) {
     const std::string name = OutcomeName(r.outcome);
     Json args = {{"stream", r.stream}, {"dims", r.dims}};
@@ -47,14 +45,15 @@ Json ChromeTrace(const ServeResult& result) {
     depth_changes.emplace_back(r.arrival_us, +1);
     const bool started = r.outcome != Outcome::kRejected;
     depth_changes.emplace_back(started ? r.start_us : std::max(r.end_us, r.arrival_us), -1);
-    if (started && r.batch_id >= 0 && batches_seen.insert(r.batch_id).second) {
-      Json batch_args = {{"batch_id", r.batch_id}, {"batch_size", r.batch_size}, {"config", r.config},
-                         {"plan", r.plan},         {"source", r.source},         {"compile_wait_us", r.compile_wait_us},
-                         {"substituted", r.substituted}};
-      events.push_back({{"ph", "X"}, {"cat", "batch"}, {"name", "batch of " + std::to_string(r.batch_size)},
-                        {"pid", kPid}, {"tid", tracks[r.executor]}, {"ts", r.start_us},
-                        {"dur", std::max(0.0, r.end_us - r.start_us)}, {"args", batch_args}});
-    }
+  }
+  for (const BatchRecord& b : result.batch_records) {
+    Json batch_args = {{"batch_id", b.id},       {"batch_size", b.size}, {"dims", b.dims},
+                       {"config", b.config},     {"plan", b.plan},       {"source", b.source},
+                       {"compile_wait_us", b.compile_wait_us}, {"substituted", b.substituted}, {"ok", b.ok}};
+    if (b.chunk) batch_args["chunk"] = true;
+    const std::string name = b.chunk ? "chunk" : "batch of " + std::to_string(b.size);
+    events.push_back({{"ph", "X"}, {"cat", "batch"}, {"name", name}, {"pid", kPid}, {"tid", tracks[b.executor]},
+                      {"ts", b.start_us}, {"dur", std::max(0.0, b.end_us - b.start_us)}, {"args", batch_args}});
   }
   // Leaves before arrivals at the same instant, so the depth never reads one too high.
   std::sort(depth_changes.begin(), depth_changes.end());

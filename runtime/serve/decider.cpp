@@ -6,10 +6,7 @@
 
 namespace crmap::serve {
 
-namespace {
-
-// The value of `knob` in a "k=v;k=v" string, or "".
-std::string KnobValue(const std::string& config, const std::string& knob) {
+std::string KnobValueOf(const std::string& config, const std::string& knob) {
   size_t start = 0;
   while (start < config.size()) {
     size_t end = config.find(';', start);
@@ -21,8 +18,6 @@ std::string KnobValue(const std::string& config, const std::string& knob) {
   }
   return "";
 }
-
-}  // namespace
 
 std::optional<double> KeepWarmUs(const std::string& thread_wait) {
   if (thread_wait == "passive") return 0.0;
@@ -45,7 +40,7 @@ std::optional<double> KeepWarmUs(const std::string& thread_wait) {
 
 BatchLimits LimitsFromConfig(const std::string& config, BatchLimits fallback) {
   BatchLimits limits = fallback;
-  const std::string batch = KnobValue(config, "batch"), delay = KnobValue(config, "queue_delay_us");
+  const std::string batch = KnobValueOf(config, "batch"), delay = KnobValueOf(config, "queue_delay_us");
   int value = 0;
   if (!batch.empty() && std::from_chars(batch.data(), batch.data() + batch.size(), value).ec == std::errc() &&
       value >= 1)
@@ -56,7 +51,7 @@ BatchLimits LimitsFromConfig(const std::string& config, BatchLimits fallback) {
     delay_us = std::strtod(delay.c_str(), &end);
     if (end && *end == '\0' && delay_us >= 0) limits.max_delay_us = delay_us;
   }
-  if (auto keep_warm = KeepWarmUs(KnobValue(config, "thread_wait"))) limits.keep_warm_us = *keep_warm;
+  if (auto keep_warm = KeepWarmUs(KnobValueOf(config, "thread_wait"))) limits.keep_warm_us = *keep_warm;
   return limits;
 }
 

@@ -21,6 +21,9 @@
 
 namespace crmap::serve {
 
+// The value of `knob` in a canonical "k=v;k=v" config string, or "" when it has none.
+std::string KnobValueOf(const std::string& config, const std::string& knob);
+
 // The limits a config string's runtime knobs ask for ("...;batch=16;queue_delay_us=200;..."); a knob the string
 // lacks keeps its value from `fallback`.
 BatchLimits LimitsFromConfig(const std::string& config, BatchLimits fallback);

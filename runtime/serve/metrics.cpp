@@ -76,12 +76,6 @@ void ServeMetrics::Record(const RequestRecord& record) {
     return;
   }
   inferences_->Increment();
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto [it, first] = open_batches_.try_emplace(record.batch_id, record.batch_size);
-    if (first) executions_->Increment();
-    if (--it->second <= 0) open_batches_.erase(it);
-  }
   if (record.outcome == Outcome::kFailed) {
     failures_.at("executor_error")->Increment();
     return;
@@ -94,6 +88,8 @@ void ServeMetrics::Record(const RequestRecord& record) {
   compute_us_->Observe(record.service_us);
   compile_wait_us_->Observe(record.compile_wait_us);
 }
+
+void ServeMetrics::RecordBatch(const BatchRecord&) { executions_->Increment(); }
 
 void ServeMetrics::SetQueueDepth(int64_t depth) { queue_depth_->Set(static_cast<double>(depth)); }
 

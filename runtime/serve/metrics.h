@@ -10,9 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <unordered_map>
 
 #include "common/status.h"
 #include "runtime/serve/metrics_endpoint.h"
@@ -44,6 +42,7 @@ class ServeMetrics {
   int port() const { return endpoint_ ? endpoint_->port() : 0; }  // the port listened on (0: not listening)
 
   void Record(const RequestRecord& record);  // every request once, as its fate is known
+  void RecordBatch(const BatchRecord& batch);  // every batch once (a chunk's too)
   void SetQueueDepth(int64_t depth);
 
   std::string Text() const;  // the text exposition format (what /metrics returns)
@@ -55,7 +54,7 @@ class ServeMetrics {
   prometheus::Counter* success_ = nullptr;
   std::map<std::string, prometheus::Counter*> failures_;  // by reason
   prometheus::Counter* inferences_ = nullptr;  // requests that ran (completed or failed)
-  prometheus::Counter* executions_ = nullptr;  // batches that ran
+  prometheus::Counter* executions_ = nullptr;  // batches that ran (chunks included)
   prometheus::Counter* substituted_ = nullptr;
   prometheus::Counter* fallback_ = nullptr;
   prometheus::Summary* request_us_ = nullptr;
@@ -63,8 +62,6 @@ class ServeMetrics {
   prometheus::Summary* compute_us_ = nullptr;
   prometheus::Summary* compile_wait_us_ = nullptr;
   prometheus::Gauge* queue_depth_ = nullptr;
-  std::mutex mutex_;                                // guards open_batches_
-  std::unordered_map<int64_t, int> open_batches_;  // batch id -> its requests not yet recorded
   std::unique_ptr<MetricsEndpoint> endpoint_;  // last: stops serving before the metrics it reads go
 };
 

@@ -9,16 +9,19 @@
 
 namespace crmap::serve {
 
-Quantiles QuantilesOf(std::vector<double> values) {
+Quantiles QuantilesOf(std::vector<double> values, QuantileRule rule) {
   Quantiles q;
   if (values.empty()) return q;
   std::sort(values.begin(), values.end());
+  auto at = [&](double quantile) {
+    return rule == QuantileRule::kNearestRank ? NearestRank(values, quantile) : Percentile(values, quantile);
+  };
   q.count = static_cast<int64_t>(values.size());
   q.mean = std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
-  q.p50 = Percentile(values, 0.5);
-  q.p95 = Percentile(values, 0.95);
-  q.p99 = Percentile(values, 0.99);
-  q.p999 = Percentile(values, 0.999);
+  q.p50 = at(0.5);
+  q.p95 = at(0.95);
+  q.p99 = at(0.99);
+  q.p999 = at(0.999);
   q.max = values.back();
   return q;
 }

@@ -22,8 +22,11 @@ struct Quantiles {
   int64_t count = 0;
   double mean = 0, p50 = 0, p95 = 0, p99 = 0, p999 = 0, max = 0;
 };
-// Exact quantiles of `values` (linear interpolation between the closest ranks, common/numeric's Percentile).
-Quantiles QuantilesOf(std::vector<double> values);
+// How a quantile is read from sorted values (common/numeric.h): interpolating between the closest ranks (the
+// summary's), or the nearest rank (runtime tuning's: its unserved requests are infinite latencies).
+enum class QuantileRule { kInterpolate, kNearestRank };
+// Exact quantiles of `values`.
+Quantiles QuantilesOf(std::vector<double> values, QuantileRule rule = QuantileRule::kInterpolate);
 
 // The distribution of a stream of values (microseconds; negative ones count as 0). Exact while it holds at most
 // kExactSamples values; beyond that the values move into log-spaced buckets, each kBucketGrowth times wider than

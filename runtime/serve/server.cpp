@@ -53,13 +53,14 @@ class Run {
     std::condition_variable start_changed;
     size_t warm = 0;
     bool started = false;
-    Decision warmup;
-    if (options_.warmup && !stream_.requests.empty()) warmup = decider_.Decide(stream_.requests.front().dims, 0);
+    std::vector<std::pair<Dims, std::string>> warmups;  // dims, the config decided there
+    if (options_.warmup && !stream_.requests.empty()) warmups.emplace_back(FirstRunDims(stream_.requests.front().dims), "");
+    for (const Dims& dims : options_.warmup_dims) warmups.emplace_back(dims, "");
+    for (auto& [dims, config] : warmups) config = decider_.Decide(dims, 0).config;
     std::vector<std::thread> dispatchers;
     for (Executor* executor : executors)
       dispatchers.emplace_back([&, executor] {
-        if (options_.warmup && !stream_.requests.empty())
-          (void)executor->Run(stream_.requests.front().dims, warmup.config);
+        for (const auto& [dims, config] : warmups) (void)executor->Run(dims, config);
         {
           std::unique_lock<std::mutex> lock(start_mutex);
           ++warm;
@@ -71,7 +72,7 @@ class Run {
     {
       std::unique_lock<std::mutex> lock(start_mutex);
       start_changed.wait(lock, [&] { return warm == executors.size(); });
-      warmup_us_ = options_.warmup ? std::chrono::duration<double, std::micro>(Clock::now() - begin).count() : 0;
+      warmup_us_ = warmups.empty() ? 0 : std::chrono::duration<double, std::micro>(Clock::now() - begin).count();
       start_ = Clock::now();
       cpu_at_start_us_ = ProcessCpuUs();
       started = true;
@@ -84,7 +85,9 @@ class Run {
     std::sort(result.records.begin(), result.records.end(),
               [](const RequestRecord& a, const RequestRecord& b) { return a.id < b.id; });
     result.statistics = std::move(statistics_);
+    result.batch_records = std::move(kept_batches_);
     result.batches = next_batch_id_;
+    result.batched_requests = batched_requests_;
     result.keep_warm_cpu_us = keep_warm_cpu_us_;
     result.warmup_us = warmup_us_;
     result.process_cpu_us = ProcessCpuUs() - cpu_at_start_us_;
@@ -99,6 +102,14 @@ class Run {
     return start_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::micro>(us));
   }
   bool StopRequested() const { return options_.stop && options_.stop->load(); }
+
+  // The dims a request alone first runs at: its own, or its first chunk's when chunks cut it.
+  Dims FirstRunDims(Dims dims) const {
+    const BatchRule& rule = options_.rule;
+    auto it = dims.find(rule.sum_dim);
+    if (rule.chunk > 0 && it != dims.end() && it->second > rule.chunk) it->second = rule.chunk;
+    return dims;
+  }
 
   void Progress(bool force) {
     if (!options_.on_progress) return;
@@ -324,13 +335,33 @@ class Run {
     // The policy learns from clean runs only: not a substituted plan, a compile wait or a failure.
     if (execution.status.ok() && !execution.substituted && execution.compile_wait_us == 0)
       decider_.Observe(run, end - start, start - batch.requests.front().enqueued_us);
-    if (batch.chunk > 0 && execution.status.ok()) {  // one chunk of a request with more to run: back it goes
+    const bool more_chunks = batch.chunk > 0 && execution.status.ok();
+    std::lock_guard<std::mutex> lock(record_mutex_);
+    {
+      BatchRecord b;
+      b.id = batch_id;
+      b.executor = name;
+      b.dims = batch.dims;
+      b.size = static_cast<int>(batch.requests.size());
+      b.start_us = start;
+      b.end_us = end;
+      b.config = run.config;
+      b.plan = execution.config_run;
+      b.source = run.source;
+      b.compile_wait_us = execution.compile_wait_us;
+      b.substituted = execution.substituted;
+      b.chunk = more_chunks;
+      b.ok = execution.status.ok();
+      batched_requests_ += b.size;
+      if (options_.on_batch) options_.on_batch(b);
+      if (options_.keep_records) kept_batches_.push_back(std::move(b));
+    }
+    if (more_chunks) {  // one chunk of a request with more to run: back it goes
       QueuedRequest rest = batch.requests.front();
       if (rest.first_start_us < 0) rest.first_start_us = start;
       rest.compile_wait_us += execution.compile_wait_us;
       return BatchTimes{start, end, run.limits.keep_warm_us, std::move(rest), batch.chunk};
     }
-    std::lock_guard<std::mutex> lock(record_mutex_);
     for (const QueuedRequest& q : batch.requests) {
       RequestRecord& r = in_flight_.at(q.request.id);
       r.start_us = q.first_start_us >= 0 ? q.first_start_us : start;  // a chunked request: its first chunk's
@@ -381,6 +412,8 @@ class Run {
   std::unordered_map<int64_t, RequestRecord> in_flight_;  // released, fate not yet known; by request id
   RunStatistics statistics_;
   std::vector<RequestRecord> kept_;  // with keep_records
+  std::vector<BatchRecord> kept_batches_;  // with keep_records
+  int64_t batched_requests_ = 0;
   int64_t done_ = 0;
   static constexpr size_t kRecentWindow = 1000;
   std::vector<double> recent_latency_us_;  // the last kRecentWindow completed latencies (a ring)

@@ -123,6 +123,22 @@ struct RequestRecord {
   double latency_us() const { return end_us - arrival_us; }
 };
 
+// One batch an executor ran; a chunk of a long request is a batch of its own (of size 1).
+struct BatchRecord {
+  int64_t id = 0;
+  std::string executor;
+  Dims dims;                 // the combined dims it ran at
+  int size = 0;              // requests in it
+  double start_us = 0, end_us = 0;  // around the executor's calls
+  std::string config;        // the decided config
+  std::string plan;          // the plan that ran
+  std::string source;        // the decision's source
+  double compile_wait_us = 0;
+  bool substituted = false;
+  bool chunk = false;        // one chunk of a request with more to run (ServeRequest longer than BatchRule::chunk)
+  bool ok = true;            // false: the executor failed it
+};
+
 struct ServeProgress {
   double elapsed_us = 0;
   double total_us = 0;
@@ -143,12 +159,19 @@ struct ServerOptions {
   // first request's dims: its plan is compiled and its thread team created before the clock starts, as a
   // server loads its models before it takes traffic.
   bool warmup = false;
+  // Before the first arrival too (with or without `warmup`): every executor runs the config decided at each of
+  // these dims, untimed and unrecorded — the buckets a run will use compiled before it takes traffic, as a
+  // Triton model's warm-up samples are run at load.
+  std::vector<Dims> warmup_dims;
   const std::atomic<bool>* stop = nullptr;  // raised: stop arrivals now
   double progress_interval_us = 1e6;
   std::function<void(const ServeProgress&)> on_progress;  // from the generator thread
   // Called for every request as its fate is known (from dispatcher and generator threads, serialised).
   std::function<void(const RequestRecord&)> on_record;
-  // Keep every request's record in ServeResult::records (memory grows with the run: ~300 bytes a request).
+  // Called for every batch once it ran, before its requests' records (serialised with on_record).
+  std::function<void(const BatchRecord&)> on_batch;
+  // Keep every request's and batch's record in ServeResult::records and ::batch_records (memory grows with the
+  // run: ~300 bytes a request).
   // Without it only the requests in flight are held and the result has RunStatistics alone.
   bool keep_records = false;
 };
@@ -156,7 +179,9 @@ struct ServerOptions {
 struct ServeResult {
   RunStatistics statistics;            // every released request folded in, and the runtime overhead per batch
   std::vector<RequestRecord> records;  // by request id; only with ServerOptions::keep_records
-  int64_t batches = 0;
+  std::vector<BatchRecord> batch_records;  // in the order they ended; only with ServerOptions::keep_records
+  int64_t batches = 0;                 // every batch, chunks included
+  int64_t batched_requests = 0;        // the batches' sizes summed (a chunk's batch counts its request again)
   double wall_us = 0;                  // from the first release to the last request's end
   int64_t not_released = 0;            // stopped before their time (duration or stop)
   double keep_warm_cpu_us = 0;         // thread-microseconds executors spent keeping teams warm (thread_wait)

@@ -23,7 +23,8 @@ ServeSummary Summarize(const ServeResult& result, double slo_ms) {
   s.service_us = run.service.Summary();
   s.compile_wait_us = run.compile_wait.Summary();
   s.overhead_us = run.overhead.Summary();
-  s.mean_batch_size = s.batches > 0 ? static_cast<double>(s.completed + s.failed) / static_cast<double>(s.batches) : 0;
+  s.mean_batch_size =
+      s.batches > 0 ? static_cast<double>(result.batched_requests) / static_cast<double>(s.batches) : 0;
   s.wall_s = result.wall_us / 1e6;
   if (s.wall_s > 0) {
     s.throughput_rps = static_cast<double>(s.completed) / s.wall_s;

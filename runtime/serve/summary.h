@@ -40,7 +40,7 @@ struct ServeSummary {
   int64_t released = 0, completed = 0, failed = 0, not_released = 0;
   std::map<std::string, int64_t> rejected;  // by reason name; every reason present, 0 included
   int64_t batches = 0;
-  double mean_batch_size = 0;
+  double mean_batch_size = 0;  // requests per batch (ServeResult::batched_requests / batches)
   Quantiles latency_us, queue_wait_us, service_us, compile_wait_us;
   Quantiles overhead_us;  // the runtime's own time per batch (ServeResult::batch_overhead_us), kernels excluded
   double wall_s = 0;

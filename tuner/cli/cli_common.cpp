@@ -1,6 +1,7 @@
 #include "tuner/cli/cli_common.h"
 
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -189,6 +190,25 @@ void PrintJsonOrText(const cxxopts::ParseResult& args, const Json& json, const s
   } else {
     std::printf("%s", text.c_str());
   }
+}
+
+namespace {
+std::atomic<bool> g_stop_requested{false};
+void OnStopSignal(int signal) {
+  if (g_stop_requested.exchange(true)) {
+    std::signal(signal, SIG_DFL);
+    std::raise(signal);
+  }
+}
+}  // namespace
+
+std::atomic<bool>* InstallStopSignals(std::initializer_list<int> signals) {
+  for (int signal : signals) std::signal(signal, OnStopSignal);
+  return &g_stop_requested;
+}
+
+void RestoreDefaultSignals(std::initializer_list<int> signals) {
+  for (int signal : signals) std::signal(signal, SIG_DFL);
 }
 
 }  // namespace crmap::cli

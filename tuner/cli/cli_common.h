@@ -2,9 +2,11 @@
 // atomic output files and a progress line. Only the CLI prints and chooses exit codes (docs/design.md).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -75,6 +77,13 @@ void PrintJsonOrText(const cxxopts::ParseResult& args, const Json& json, const s
 
 // Raises the log level to warnings (when it is lower): for commands whose --json report should come alone.
 void QuietInfoLogs();
+
+// A long command's clean stop: InstallStopSignals has each of `signals` (SIGINT, SIGTERM) raise one process-wide
+// flag, which the command polls to stop at its next safe point and still write what it has; a second signal
+// ends the process at once (the signal's default action). Returns the flag. RestoreDefaultSignals puts the
+// default actions back; the flag stays as it is, so the command can still read whether it was stopped.
+std::atomic<bool>* InstallStopSignals(std::initializer_list<int> signals);
+void RestoreDefaultSignals(std::initializer_list<int> signals);
 
 
 // One line of progress on stderr: redrawn in place on a terminal; otherwise, after the first 2 seconds, a log

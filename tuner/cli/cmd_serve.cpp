@@ -14,15 +14,6 @@ namespace crmap::cli {
 
 namespace {
 
-// SIGINT/SIGTERM: stop arrivals; queued requests are finished or rejected (--on-stop), outputs written.
-// A second signal ends the process at once.
-std::atomic<bool> g_serve_stop{false};
-void OnStopSignal(int signal) {
-  if (g_serve_stop.exchange(true)) {
-    std::signal(signal, SIG_DFL);
-    std::raise(signal);
-  }
-}
 // SIGHUP: reload the policy file (mode policy).
 std::atomic<bool> g_reload{false};
 void OnHangup(int) { g_reload = true; }
@@ -103,18 +94,15 @@ int RunServe(int argc, char** argv) {
                            p.total_us / 1e6, p.recent_p99_us / 1000, static_cast<long long>(p.queue_depth)),
                     static_cast<int>(p.done), static_cast<int>(p.released));
   };
-  task.stop = &g_serve_stop;
+  // SIGINT/SIGTERM: stop arrivals; queued requests are finished or rejected (--on-stop), outputs written.
+  task.stop = InstallStopSignals({SIGINT, SIGTERM});
   task.reload_requested = &g_reload;
   task.reload_on_change = args.count("reload-on-change") > 0;
-  std::signal(SIGINT, OnStopSignal);
-  std::signal(SIGTERM, OnStopSignal);
   std::signal(SIGHUP, OnHangup);
   auto report = RunServeTask(task);
-  const bool stopped = g_serve_stop.load();
+  const bool stopped = task.stop->load();
   progress.Finish();
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
-  std::signal(SIGHUP, SIG_DFL);
+  RestoreDefaultSignals({SIGINT, SIGTERM, SIGHUP});
   if (!report.ok()) return Fail(report.status());
   if (args.count("summary")) {
     Status written = WriteFileAtomically(args["summary"].as<std::string>(), report->json.dump(2) + "\n");

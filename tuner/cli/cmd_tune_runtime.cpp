@@ -21,14 +21,6 @@ namespace crmap::cli {
 
 namespace {
 
-std::atomic<bool> g_tune_stop{false};
-void OnTuneStop(int signal) {
-  if (g_tune_stop.exchange(true)) {
-    std::signal(signal, SIG_DFL);
-    std::raise(signal);
-  }
-}
-
 // "a,b,c" -> {"a", "b", "c"}; InvalidArgument naming the option for an empty list or item, or a repeated one.
 Result<std::vector<std::string>> SplitOptionList(const cxxopts::ParseResult& args, const std::string& name) {
   const std::string text = args[name].as<std::string>();
@@ -145,21 +137,19 @@ int RunTuneRuntime(int argc, char** argv) {
   RuntimeTuningOptions tuning;
   tuning.rounds = *rounds;
   tuning.objective = *objective;
-  tuning.stop = &g_tune_stop;
-  base.stop = &g_tune_stop;
+  std::atomic<bool>* stop = InstallStopSignals({SIGINT, SIGTERM});
+  tuning.stop = stop;
+  base.stop = stop;
   ProgressLine progress(!args.count("json"));
   tuning.on_progress = [&progress](int done, int total, const std::string& running) {
     progress.Update("tuning the runtime: serving " + running, done, total);
   };
   if (args.count("json")) QuietInfoLogs();
-  std::signal(SIGINT, OnTuneStop);
-  std::signal(SIGTERM, OnTuneStop);
   auto result = TuneRuntime(settings, tuning, ServeRuntimeRunner(base));
   progress.Finish();
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
+  RestoreDefaultSignals({SIGINT, SIGTERM});
   if (!result.ok()) {
-    if (g_tune_stop.load()) {
+    if (stop->load()) {
       std::fprintf(stderr, "crmap: stopped by a signal before every set-up was served once; nothing written\n");
       return 130;
     }
@@ -172,7 +162,7 @@ int RunTuneRuntime(int argc, char** argv) {
   json["mode"] = base.mode;
   json["slo_ms"] = base.slo_ms;
   std::string text = RuntimeTuningText(*result);
-  if (args.count("write-policy") && g_tune_stop.load()) {
+  if (args.count("write-policy") && stop->load()) {
     text += "not written: " + args["write-policy"].as<std::string>() + " (stopped before the rounds asked for)\n";
   } else if (args.count("write-policy")) {
     std::vector<std::string> not_stored;
@@ -195,7 +185,7 @@ int RunTuneRuntime(int argc, char** argv) {
   } else {
     std::printf("%s", text.c_str());
   }
-  if (g_tune_stop.load()) {
+  if (stop->load()) {
     std::fprintf(stderr, "crmap: stopped by a signal after %d full rounds\n", result->rounds_done);
     return 130;
   }

@@ -58,6 +58,9 @@ void AddServeStreamOptions(cxxopts::Options& options) {
        cxxopts::value<double>()->default_value("0"))
       ("slo-ms", "latency objective of goodput (0: none)", cxxopts::value<double>()->default_value("0"))
       ("no-warmup", "take the first request cold (by default its plan is compiled on every executor first)")
+      ("warmup-shapes", "also compile these shapes' plans on every executor before arrivals: a list like "
+                        "tokens=1;tokens=64, or buckets (every plan bucket of the summing dim)",
+       cxxopts::value<std::string>())
       ("no-background-compile", "compile plans on the executor's thread (no substitution)")
       ("plan-memory-mb", "memory budget of the plan cache", cxxopts::value<int64_t>()->default_value("2048"));
 }
@@ -99,6 +102,7 @@ Status ReadServeStreamOptions(const cxxopts::ParseResult& args, ServeTaskOptions
   task->slo_ms = *slo;
   task->background_compile = args.count("no-background-compile") == 0;
   task->warmup = args.count("no-warmup") == 0;
+  if (args.count("warmup-shapes")) task->warmup_shapes = args["warmup-shapes"].as<std::string>();
   task->plans.memory_budget_bytes = *memory << 20;
   return Status::Ok();
 }

@@ -17,17 +17,6 @@ namespace crmap::cli {
 
 namespace {
 
-// Ctrl-C: the first one asks the campaign to stop after the batch in flight; a second one kills the process
-// (the database then holds every batch completed before it).
-std::atomic<bool> g_stop{false};
-
-void OnInterrupt(int) {
-  if (g_stop.exchange(true)) {
-    std::signal(SIGINT, SIG_DFL);
-    std::raise(SIGINT);
-  }
-}
-
 constexpr const char* kRestartsVariable = "CRMAP_HANG_RESTARTS";
 
 int RestartsSoFar() {
@@ -84,8 +73,9 @@ void RestartOnHang(const TaskSettings& settings, int argc, char** argv) {
 void WatchProgressAndCtrlC(const cxxopts::ParseResult& args, TaskSettings* settings, ProgressLine* progress) {
   if (args.count("json")) QuietInfoLogs();  // the JSON report alone on stdout, no log lines around it
   settings->on_progress = progress->Callback();
-  settings->stop = &g_stop;
-  std::signal(SIGINT, OnInterrupt);
+  // Ctrl-C: the first one asks the campaign to stop after the batch in flight; a second one kills the process
+  // (the database then holds every batch completed before it).
+  settings->stop = InstallStopSignals({SIGINT});
 }
 
 void AddTaskSettingsOptions(cxxopts::Options& options) {
@@ -113,7 +103,7 @@ int FinishTasks(const std::vector<TaskReport>& reports, const TaskSettings& sett
   } else {
     for (const auto& r : reports) std::printf("%s", r.text.c_str());
   }
-  if (g_stop.load()) {
+  if (settings.stop && settings.stop->load()) {
     std::fprintf(stderr, "crmap: stopped after the batch in flight; every completed measurement is in %s.\n"
                          "continue with: %s\n", settings.db.c_str(), resume_hint.c_str());
     return 130;

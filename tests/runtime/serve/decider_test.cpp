@@ -24,6 +24,15 @@ TEST(DeciderTest, LimitsComeFromTheRuntimeKnobsOfTheConfig) {
   EXPECT_EQ(flags.Apply(limits).max_delay_us, 200);
 }
 
+TEST(DeciderTest, AKnobsValueIsReadFromTheConfigStringByItsWholeName) {
+  const std::string config = "threads=2;xplacement=shared;placement=per_core;batch=16";
+  EXPECT_EQ(KnobValueOf(config, "placement"), "per_core");  // not the knob whose name ends the same
+  EXPECT_EQ(KnobValueOf(config, "threads"), "2");
+  EXPECT_EQ(KnobValueOf(config, "batch"), "16");
+  EXPECT_EQ(KnobValueOf(config, "chunk"), "");
+  EXPECT_EQ(KnobValueOf("", "batch"), "");
+}
+
 TEST(DeciderTest, ThreadWaitValuesMapToKeepWarmTimes) {
   EXPECT_EQ(KeepWarmUs("passive"), 0.0);
   EXPECT_EQ(KeepWarmUs("spin_200us"), 200.0);

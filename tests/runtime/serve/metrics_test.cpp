@@ -41,7 +41,7 @@ RequestRecord Completed(int64_t id, int64_t batch, int batch_size, double latenc
   return r;
 }
 
-TEST(ServeMetricsTest, CountsRequestsByOutcomeAndBatchesOnce) {
+TEST(ServeMetricsTest, CountsRequestsByOutcomeAndEveryBatch) {
   ServeMetrics metrics({{{"mode", "policy"}}, 60});
   metrics.Record(Completed(0, 7, 2, 100));
   RequestRecord timed_out;
@@ -56,6 +56,7 @@ TEST(ServeMetricsTest, CountsRequestsByOutcomeAndBatchesOnce) {
   failed.outcome = Outcome::kFailed;
   metrics.Record(failed);
   metrics.SetQueueDepth(5);
+  for (int i = 0; i < 3; ++i) metrics.RecordBatch(BatchRecord{});  // batch 7 (two requests), a chunk, batch 8
 
   const std::string text = metrics.Text();
   EXPECT_EQ(Sample(text, "crmap_request_success_total"), 2) << text;
@@ -63,7 +64,7 @@ TEST(ServeMetricsTest, CountsRequestsByOutcomeAndBatchesOnce) {
   EXPECT_EQ(Sample(text, "crmap_request_failure_total", "reason=\"executor_error\""), 1);
   EXPECT_EQ(Sample(text, "crmap_request_failure_total", "reason=\"queue_full\""), 0);
   EXPECT_EQ(Sample(text, "crmap_inference_count_total"), 3);
-  EXPECT_EQ(Sample(text, "crmap_inference_exec_count_total"), 2);  // batch 7 (two requests) and batch 8
+  EXPECT_EQ(Sample(text, "crmap_inference_exec_count_total"), 3);
   EXPECT_EQ(Sample(text, "crmap_request_substituted_total"), 1);
   EXPECT_EQ(Sample(text, "crmap_request_fallback_total"), 1);
   EXPECT_EQ(Sample(text, "crmap_request_duration_us_count"), 2);

@@ -138,6 +138,35 @@ TEST(SchedulerTest, ALongRequestRunsInChunksBetweenTheOthers) {
   EXPECT_EQ(scheduler.depth(), 0);
 }
 
+// Between its chunks a request waits in its queue like any: its timeout counts from its requeue, and a drain
+// (stop with --on-stop reject) rejects it with the others.
+TEST(SchedulerTest, ARequeuedChunkTimesOutFromItsRequeueAndDrainsLikeAnyRequest) {
+  StreamSettings timed;
+  timed.policy.timeout_us = 100;
+  Scheduler scheduler({timed}, BatchRule{"tokens", 4096, 256});
+  ASSERT_FALSE(scheduler.Arrive(Request(0, 600), 0));
+  auto first = scheduler.NextBatch(0, Limits(16, 0));
+  ASSERT_TRUE(first);
+  scheduler.Requeue(first->requests.front(), first->chunk, 150);  // its arrival is 150 us old by now
+  EXPECT_TRUE(scheduler.Expire(249).empty()) << "not timed out: 99 us since its requeue";
+  auto expired = scheduler.Expire(250);
+  ASSERT_EQ(expired.size(), 1u);
+  EXPECT_EQ(expired[0].request.id, 0);
+  EXPECT_EQ(expired[0].reason, RejectReason::kTimeout);
+  EXPECT_EQ(scheduler.depth(), 0);
+
+  ASSERT_FALSE(scheduler.Arrive(Request(1, 600), 300));
+  auto chunk = scheduler.NextBatch(300, Limits(16, 0));
+  ASSERT_TRUE(chunk);
+  scheduler.Requeue(chunk->requests.front(), chunk->chunk, 310);
+  ASSERT_FALSE(scheduler.Arrive(Request(2, 5), 311));
+  auto drained = scheduler.Drain(320);
+  ASSERT_EQ(drained.size(), 2u);
+  EXPECT_EQ(drained[0].request.id, 1);
+  EXPECT_EQ(drained[0].reason, RejectReason::kShutdown);
+  EXPECT_EQ(scheduler.depth(), 0);
+}
+
 TEST(SchedulerTest, WithoutChunksALongRequestRunsWhole) {
   Scheduler scheduler({StreamSettings{}}, kTokensAddUp);
   ASSERT_FALSE(scheduler.Arrive(Request(0, 600), 0));

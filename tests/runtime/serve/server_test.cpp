@@ -190,9 +190,26 @@ TEST(ServerTest, LongRequestsRunInChunksAndCompleteOnce) {
   a.compile_wait_us_ = b.compile_wait_us_ = 1;  // one unit per run: a record's sum counts its runs
   ServerOptions options = KeepingRecords();
   options.rule = BatchRule{"tokens", 4096, 128};
+  int64_t batches_handed_out = 0;
+  options.on_batch = [&](const BatchRecord&) { ++batches_handed_out; };
   auto result = Serve(stream, decider, {&a, &b}, options);
   ASSERT_TRUE(result.ok()) << result.status().ToString();
   ExpectEveryRequestOnce(*result, stream);
+  // Every batch is recorded, each chunk with more to run marked as one; a chunk's batch holds its one request.
+  EXPECT_EQ(batches_handed_out, result->batches);
+  ASSERT_EQ(static_cast<int64_t>(result->batch_records.size()), result->batches);
+  int64_t marked_chunks = 0, batched = 0;
+  for (const BatchRecord& batch : result->batch_records) {
+    marked_chunks += batch.chunk;
+    batched += batch.size;
+    if (batch.chunk) {
+      EXPECT_EQ(batch.size, 1);
+      EXPECT_EQ(batch.dims.at("tokens"), 128);
+    }
+  }
+  EXPECT_EQ(marked_chunks, 20 * 4);
+  EXPECT_EQ(batched, 180 + 20 * 5);
+  EXPECT_EQ(result->batched_requests, batched);
   int64_t tokens_run = 0, runs = 0, chunk_runs = 0;
   for (const FakeExecutor* e : {&a, &b})
     for (const Dims& d : e->ran_) {
@@ -346,6 +363,42 @@ TEST(ServerTest, AStopDuringTheDrainRejectsWhatIsStillQueued) {
   EXPECT_GT(shutdown, 0);
 }
 
+// A stop between a long request's chunks rejects it with the rest of the queue (--on-stop reject): once, as
+// shutdown, its remaining chunks never run.
+TEST(ServerTest, AStopBetweenChunksRejectsTheRestOfALongRequest) {
+  RequestStream stream = Stream(30, 1);
+  stream.requests[0].dims["tokens"] = 520;
+  FixedDecider decider(BatchLimits{1, 0});
+  FakeExecutor executor("fake", 0);
+  std::atomic<bool> stop{false};
+  std::atomic<int> runs{0};
+  std::atomic<int64_t> released{0};
+  executor.gate_ = [&] {
+    if (++runs != 1) return;  // the long request's first chunk
+    for (int i = 0; i < 6000 && released.load() < 30; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    stop = true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  };
+  ServerOptions options = KeepingRecords();
+  options.rule = BatchRule{"tokens", 4096, 128};
+  options.stop = &stop;
+  options.on_stop = OnStop::kRejectQueued;
+  options.progress_interval_us = 0;
+  options.on_progress = [&](const ServeProgress& p) { released = p.released; };
+  auto result = Serve(stream, decider, {&executor}, options);
+  ASSERT_TRUE(result.ok());
+  ExpectEveryRequestOnce(*result, stream);
+  ASSERT_FALSE(result->records.empty());
+  const RequestRecord& chunked = result->records.front();
+  ASSERT_EQ(chunked.id, 0);
+  EXPECT_EQ(chunked.outcome, Outcome::kRejected);
+  EXPECT_EQ(chunked.reason, RejectReason::kShutdown);
+  EXPECT_EQ(result->statistics.failed, 0);
+  int64_t tokens_run = 0;
+  for (const Dims& d : executor.ran_) tokens_run += d.at("tokens");
+  EXPECT_LT(tokens_run, 520) << "its remaining chunks did not run";
+}
+
 TEST(ServerTest, ASpinningDecisionKeepsTheTeamWarmUntilTheNextArrival) {
   // Requests every 10 ms, served in 50 us: the executor is idle between them. Spinning "forever" must end at
   // each next arrival (or the end of the run), never hold a request back.
@@ -400,6 +453,52 @@ TEST(ServerTest, AWarmUpRunsTheFirstDecisionOnEveryExecutorBeforeTheClockStarts)
   EXPECT_GE(runs_before_any_record.load(), 2);
   EXPECT_EQ(decider.observations(), result->batches);
   EXPECT_GT(result->warmup_us, 0);
+}
+
+// With chunks, the warm-up compiles what the first request will run: its first chunk, not its whole length.
+TEST(ServerTest, AWarmUpWithChunksRunsTheFirstRequestsFirstChunk) {
+  RequestStream stream = Stream(3, 1000);
+  stream.requests[0].dims["tokens"] = 520;
+  FixedDecider decider(BatchLimits{1, 0});
+  FakeExecutor a("fake[0]");
+  ServerOptions options = KeepingRecords();
+  options.rule = BatchRule{"tokens", 4096, 128};
+  options.warmup = true;
+  auto result = Serve(stream, decider, {&a}, options);
+  ASSERT_TRUE(result.ok());
+  ASSERT_FALSE(a.ran_.empty());
+  EXPECT_EQ(a.ran_.front().at("tokens"), 128);
+}
+
+// Warm-up shapes run on every executor before the clock starts, after the first request's, none of them recorded.
+TEST(ServerTest, WarmupShapesRunOnEveryExecutorBeforeTheFirstArrival) {
+  RequestStream stream = Stream(10, 100);
+  FixedDecider decider(BatchLimits{1, 0});
+  FakeExecutor a("fake[0]"), b("fake[1]");
+  ServerOptions options = KeepingRecords();
+  options.rule = BatchRule{"tokens", 4096};
+  options.warmup = true;
+  options.warmup_dims = {{{"tokens", 64}}, {{"tokens", 128}}};
+  auto result = Serve(stream, decider, {&a, &b}, options);
+  ASSERT_TRUE(result.ok());
+  ExpectEveryRequestOnce(*result, stream);
+  EXPECT_EQ(static_cast<int64_t>(a.ran_.size() + b.ran_.size()), result->batches + 2 * 3);
+  for (const FakeExecutor* e : {&a, &b}) {
+    ASSERT_GE(e->ran_.size(), 3u);
+    EXPECT_EQ(e->ran_[0], stream.requests.front().dims);
+    EXPECT_EQ(e->ran_[1], (Dims{{"tokens", 64}}));
+    EXPECT_EQ(e->ran_[2], (Dims{{"tokens", 128}}));
+  }
+  EXPECT_GT(result->warmup_us, 0);
+
+  // Without the first request's warm-up, the shapes alone.
+  FakeExecutor c("fake[2]");
+  options.warmup = false;
+  auto alone = Serve(stream, decider, {&c}, options);
+  ASSERT_TRUE(alone.ok());
+  ASSERT_GE(c.ran_.size(), 2u);
+  EXPECT_EQ(c.ran_[0], (Dims{{"tokens", 64}}));
+  EXPECT_EQ(static_cast<int64_t>(c.ran_.size()), alone->batches + 2);
 }
 
 TEST(ServerTest, TheRuntimeOverheadIsMeasuredPerBatchAfterEachDispatchersFirst) {

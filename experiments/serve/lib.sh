@@ -1,0 +1,30 @@
+# Shared by the experiments/serve scripts (sourced, not run): the default mode's capacity on the Azure code trace
+# and Poisson request streams of the trace's token sizes. Needs $crmap and $csv set by the caller.
+
+# default_capacity OUT_JSON: bert_ffn served in the default mode (--thread-wait spin) with the whole trace
+# arriving at once (time scale 1e-9); its summary goes to OUT_JSON and its throughput (req/s) to stdout.
+default_capacity() {
+  "$crmap" serve -w bert_ffn --thread-wait spin --json --requests "$csv" --map tokens=GeneratedTokens \
+    --out-of-range clamp --time-scale 1e-9 --mode default >"$1" 2>/dev/null
+  python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['throughput_rps'])" "$1"
+}
+
+# poisson_stream OUT RATE DURATION_S FIRST_ROW SEED: a crmap.trace JSONL stream of the trace's GeneratedTokens
+# (clamped to 1..4096) in row order from FIRST_ROW, wrapping around to the first row as often as the duration
+# needs, with Poisson arrivals at RATE req/s (random.Random(SEED)) for DURATION_S seconds; one stream, phase 0.
+poisson_stream() {
+  python3 - "$csv" "$@" <<'PY'
+import csv, json, random, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+out, rate, end = sys.argv[2], float(sys.argv[3]), float(sys.argv[4]) * 1e6
+first, seed = int(sys.argv[5]), int(sys.argv[6])
+rng, t, i = random.Random(seed), 0.0, first
+with open(out, "w") as f:
+    while True:
+        t += rng.expovariate(rate) * 1e6
+        if t > end: break
+        tokens = min(max(int(rows[i % len(rows)]["GeneratedTokens"]), 1), 4096)
+        i += 1
+        f.write(json.dumps({"t_us": round(t, 1), "dims": {"tokens": tokens}, "stream": 0, "phase": 0}) + "\n")
+PY
+}

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Every serving mode and the LibTorch executor on the built-in drift scenario of each built-in workload (`crmap
+# workloads` lists them: two to four streams whose shape distribution changes between phases), side by side.
+# Per workload, first a small kernel campaign (rl agent, BUDGET measurements over shapes drawn from each of the
+# workload's distributions, then `crmap train`), cached in experiments/serve/results/<workload>.<isa>.{jsonl,policy}
+# (delete them to tune again); then the scenario (requests drawn with --seed 1, the same for every set-up) served
+# by: default, triton (default plan, batch 16, 100 us), static+b (static plan of the DB, triton's batcher),
+# policy (the policy's own runtime knobs: untuned, batch 1), policy+b, oracle+b (best tuned config of the
+# nearest tuned shape) and libtorch (LibTorch eager, triton's batcher); every one with --thread-wait spin.
+# Interleaved over ROUNDS rounds (order rotated per round); figures are medians over rounds.
+# Prints per workload: p50/p95/p99 latency, goodput within SLO_MS, rejections, and the ratios the issue's targets
+# name (libtorch p99 / policy+b p99, policy+b goodput / triton, policy+b p99 / oracle+b p99).
+# Usage: [WORKLOADS="bert_ffn dlrm_mlp ..."] experiments/serve/scenarios.sh [ROUNDS] [BUDGET] [SLO_MS]
+#        (default every built-in workload, 2 rounds, 60 measurements, 50 ms)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+crmap="$root/build/crmap"
+rounds=${1:-2}
+budget=${2:-60}
+slo_ms=${3:-50}
+isa=$("$crmap" version | sed -n 's/.*isa \([a-z0-9_]*\).*/\1/p')
+results="$root/experiments/serve/results"
+mkdir -p "$results"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+"$crmap" version
+"$crmap" workloads --json >"$work/workloads.json"
+read -r -a workloads <<<"${WORKLOADS:-$(python3 -c "
+import json, sys; print(' '.join(w['name'] for w in json.load(open(sys.argv[1]))))" "$work/workloads.json")}"
+
+for w in "${workloads[@]}"; do
+  db="$results/$w.$isa.jsonl"
+  policy="$results/$w.$isa.policy"
+  [ -s "$policy" ] && continue
+  read -r -a distributions < <(python3 -c "
+import json, sys
+for w in json.load(open(sys.argv[1])):
+    if w['name'] == sys.argv[2]: print(' '.join(d['name'] for d in w['distributions']))" "$work/workloads.json" "$w")
+  echo "== tuning $w over ${distributions[*]} ($budget measurements)" >&2
+  rm -f "$db"
+  for d in "${distributions[@]}"; do
+    "$crmap" tune -w "$w" --shapes "$d" --num-shapes 4 --agent rl --budget "$((budget / ${#distributions[@]}))" \
+      --campaign "serve-$d" --no-confirm --db "$db" >/dev/null
+  done
+  "$crmap" train --db "$db" -o "$policy" >/dev/null
+done
+
+batcher="--max-batch 16 --queue-delay-us 100"
+order=(default triton static+b policy policy+b oracle+b libtorch)
+for ((r = 0; r < rounds; ++r)); do
+  for w in "${workloads[@]}"; do
+    db="$results/$w.$isa.jsonl"
+    policy="$results/$w.$isa.policy"
+    scenario=$(python3 -c "
+import json, sys
+for w in json.load(open(sys.argv[1])):
+    if w['name'] == sys.argv[2]: print(w['scenarios'][0]['name'])" "$work/workloads.json" "$w")
+    declare -A setup=(
+      [default]="--mode default"
+      [triton]="--mode triton"
+      [static+b]="--mode static --db $db $batcher"
+      [policy]="--mode policy --policy $policy"
+      [policy+b]="--mode policy --policy $policy $batcher"
+      [oracle+b]="--mode oracle --db $db $batcher"
+      [libtorch]="--mode triton --executor libtorch"
+    )
+    for ((i = 0; i < ${#order[@]}; ++i)); do
+      name=${order[$(((i + r) % ${#order[@]}))]}
+      # shellcheck disable=SC2086
+      "$crmap" serve -w "$w" --requests "$scenario" --seed 1 --thread-wait spin --slo-ms "$slo_ms" --json \
+        ${setup[$name]} >"$work/$w.$name.$r.json" 2>"$work/err" ||
+        { echo "scenarios.sh: $w $name failed:" >&2; cat "$work/err" >&2; exit 1; }
+      echo "round $r $w ($scenario): $name done" >&2
+    done
+  done
+done
+python3 - "$work" "$rounds" "$slo_ms" "${order[*]}" "${workloads[*]}" <<'PY'
+import json, statistics, sys
+work, rounds, slo = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+names, workloads = sys.argv[4].split(), sys.argv[5].split()
+def med(runs, f): return statistics.median(f(s) for s in runs)
+for w in workloads:
+    rows = {}
+    for name in names:
+        runs = [json.load(open(f"{work}/{w}.{name}.{r}.json")) for r in range(rounds)]
+        rows[name] = {
+            "p50": med(runs, lambda s: s["latency_us"]["p50"]), "p95": med(runs, lambda s: s["latency_us"]["p95"]),
+            "p99": med(runs, lambda s: s["latency_us"]["p99"]), "good": med(runs, lambda s: s["goodput_rps"]),
+            "thr": med(runs, lambda s: s["throughput_rps"]), "batch": med(runs, lambda s: s["mean_batch_size"]),
+            "rej": med(runs, lambda s: sum(s["rejected"].values())), "n": med(runs, lambda s: s["released"]),
+            "source": runs[0]["source"]["description"]}
+    print(f"\n{w}: {rows['default']['source']}; median over {rounds} interleaved rounds; latency in ms, "
+          f"goodput within {slo} ms in req/s")
+    print(f"{'mode':<9} {'released':>8} {'p50':>8} {'p95':>8} {'p99':>8} {'goodput':>8} {'thrpt':>7} {'batch':>6} {'rejected':>8}")
+    for name in names:
+        r = rows[name]
+        print(f"{name:<9} {r['n']:8.0f} {r['p50']/1e3:8.2f} {r['p95']/1e3:8.2f} {r['p99']/1e3:8.2f} {r['good']:8.1f} "
+              f"{r['thr']:7.1f} {r['batch']:6.2f} {r['rej']:8.0f}")
+    p = rows["policy+b"]
+    print(f"targets (policy+b): libtorch p99 / policy p99 = {rows['libtorch']['p99'] / p['p99']:.2f}x (>= 3x); "
+          f"policy goodput / triton = {p['good'] / max(rows['triton']['good'], 1e-9):.2f}x (>= 2x); "
+          f"policy p99 / oracle p99 = {p['p99'] / rows['oracle+b']['p99']:.2f} (<= 1.10)")
+PY

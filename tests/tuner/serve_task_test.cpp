@@ -1,0 +1,73 @@
+#include "tuner/serve_task.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
+
+#include "backend/plan_executor.h"
+#include "datasets/catalog.h"
+
+namespace crmap {
+namespace {
+
+Workload BuiltIn(const std::string& name) {
+  auto workload = LoadWorkload(name);
+  EXPECT_TRUE(workload.ok()) << workload.status().ToString();
+  return *workload;
+}
+
+// "buckets": one shape per plan bucket of the summing dim, from its min to its max, each a bucket's own dims,
+// in order, the other dims at the first request's.
+TEST(WarmupShapesTest, BucketsCoverTheSummingDimsRangeOnePlanBucketEach) {
+  Workload ffn = BuiltIn("bert_ffn");
+  auto shapes = WarmupShapes(ffn, "buckets", {{"tokens", 17}});
+  ASSERT_TRUE(shapes.ok()) << shapes.status().ToString();
+  ASSERT_FALSE(shapes->empty());
+  EXPECT_EQ(shapes->front().at("tokens"), 1);
+  EXPECT_EQ(shapes->back().at("tokens"), ffn.dims().at("tokens").max);
+  for (size_t i = 0; i < shapes->size(); ++i) {
+    EXPECT_EQ(BucketDims(ffn, (*shapes)[i]), (*shapes)[i]) << "a bucket's own dims";
+    if (i > 0) EXPECT_LT((*shapes)[i - 1].at("tokens"), (*shapes)[i].at("tokens"));
+  }
+  // Every value of the range falls in one of them.
+  for (int64_t tokens = 1; tokens <= ffn.dims().at("tokens").max; tokens += 37) {
+    const Dims bucket = BucketDims(ffn, {{"tokens", tokens}});
+    bool listed = false;
+    for (const Dims& d : *shapes) listed |= d == bucket;
+    EXPECT_TRUE(listed) << tokens;
+  }
+}
+
+TEST(WarmupShapesTest, AListIsCheckedAgainstTheRangesAndAnythingElseIsRefused) {
+  Workload ffn = BuiltIn("bert_ffn");
+  auto listed = WarmupShapes(ffn, "tokens=1;tokens=64", {});
+  ASSERT_TRUE(listed.ok());
+  EXPECT_EQ(*listed, (std::vector<Dims>{{{"tokens", 1}}, {{"tokens", 64}}}));
+  auto out_of_range = WarmupShapes(ffn, "tokens=99999", {});
+  ASSERT_FALSE(out_of_range.ok());
+  EXPECT_NE(out_of_range.status().message().find("--warmup-shapes"), std::string::npos);
+  auto unknown = WarmupShapes(ffn, "everything", {});
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("allowed: buckets"), std::string::npos) << unknown.status().message();
+}
+
+TEST(WarmupShapesTest, BucketsNeedASummingDim) {
+  std::ifstream file(std::string(CRMAP_SOURCE_DIR) + "/tests/data/tiny_mlp.json");
+  std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  const size_t sum = text.find("\"batching\": \"sum\"");
+  ASSERT_NE(sum, std::string::npos);
+  auto summing = ParseWorkload(text, "tiny_mlp.json");
+  ASSERT_TRUE(summing.ok()) << summing.status().ToString();
+  EXPECT_TRUE(WarmupShapes(*summing, "buckets", {}).ok());
+  text.replace(sum, std::string("\"batching\": \"sum\"").size(), "\"batching\": \"match\"");
+  auto matching = ParseWorkload(text, "tiny_mlp.json");
+  ASSERT_TRUE(matching.ok()) << matching.status().ToString();
+  auto refused = WarmupShapes(*matching, "buckets", {});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("needs a summing dim"), std::string::npos);
+  EXPECT_TRUE(WarmupShapes(*matching, "batch=4", {}).ok()) << "a list still works";
+}
+
+}  // namespace
+}  // namespace crmap
