@@ -147,7 +147,8 @@ bool PlanCache::Leased(const std::string& key) const {
   return false;
 }
 
-Result<PlanCache::Lease> PlanCache::Acquire(const Config& config, const Dims& dims, const std::string& owner) {
+Result<PlanCache::Lease> PlanCache::Acquire(const Config& config, const Dims& dims, const std::string& owner,
+                                            bool substitute) {
   const auto begin = std::chrono::steady_clock::now();
   auto waited_us = [&] {
     return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - begin).count();
@@ -176,6 +177,7 @@ Result<PlanCache::Lease> PlanCache::Acquire(const Config& config, const Dims& di
     if (it != entries_.end() && it->second.state == Entry::State::kCompiling) {
       // Meanwhile, any ready plan of the same dims and owner.
       for (auto& [k, e] : entries_) {
+        if (!substitute) break;
         if (e.state == Entry::State::kReady && e.dims == dims && e.owner == owner) {
           e.last_used = ++clock_;
           ++stats_.substitutions;
@@ -240,6 +242,14 @@ std::string PlanExecutor::name() const {
 }
 
 serve::Execution PlanExecutor::Run(const Dims& dims, const std::string& config_text) {
+  return RunPlan(dims, config_text, /*substitute=*/true);
+}
+
+serve::Execution PlanExecutor::Warm(const Dims& dims, const std::string& config_text) {
+  return RunPlan(dims, config_text, /*substitute=*/false);
+}
+
+serve::Execution PlanExecutor::RunPlan(const Dims& dims, const std::string& config_text, bool substitute) {
   serve::Execution execution;
   if (core_ >= 0 && pinned_thread_ != std::this_thread::get_id()) {
     cpu_set_t set;
@@ -269,7 +279,7 @@ serve::Execution PlanExecutor::Run(const Dims& dims, const std::string& config_t
       config.values[threads_knob] = best;
     }
   }
-  auto lease = cache_->Acquire(config, BucketDims(workload_, dims), owner_);
+  auto lease = cache_->Acquire(config, BucketDims(workload_, dims), owner_, substitute);
   if (!lease.ok()) {
     execution.status = lease.status();
     return execution;

@@ -70,7 +70,8 @@ class PlanCache {
     bool substituted = false;
     double compile_wait_us = 0;
   };
-  Result<Lease> Acquire(const Config& config, const Dims& dims, const std::string& owner);
+  // `substitute` false: never a stand-in; wait for the plan's compile (a warm-up).
+  Result<Lease> Acquire(const Config& config, const Dims& dims, const std::string& owner, bool substitute = true);
   PlanCacheStats stats() const;
 
  private:
@@ -112,10 +113,13 @@ class PlanExecutor : public serve::Executor {
   PlanExecutor(const SearchSpace& space, const Workload& workload, PlanCache* cache, int max_threads, int core);
   std::string name() const override;
   serve::Execution Run(const Dims& dims, const std::string& config) override;
+  // Runs the plan of `config` itself, waiting for its compile rather than running a ready stand-in.
+  serve::Execution Warm(const Dims& dims, const std::string& config) override;
   // Keeps the team of the plan that ran last warm (backend/team_warmer.h); nothing for a 1-thread plan.
   double KeepWarm(double budget_us, const std::function<bool()>& stop_waiting) override;
 
  private:
+  serve::Execution RunPlan(const Dims& dims, const std::string& config, bool substitute);
   const SearchSpace& space_;
   const Workload& workload_;
   PlanCache* cache_;

@@ -138,6 +138,19 @@ Result<std::vector<Dims>> WarmupShapes(const Workload& workload, const std::stri
   return shapes;
 }
 
+std::vector<Dims> DecidedPlanWarmups(const Workload& workload, serve::Decider& decider, const Dims& first) {
+  const std::string& dim = workload.batch_dim();
+  if (dim.empty()) return {};
+  Dims dims = first.empty() ? workload.TypicalDims() : first;
+  std::set<std::pair<std::string, Dims>> seen;
+  std::vector<Dims> warmups;
+  for (int64_t value = workload.dims().at(dim).min; value <= workload.dims().at(dim).max; ++value) {
+    dims[dim] = value;
+    if (seen.insert({decider.Decide(dims, 0).config, BucketDims(workload, dims)}).second) warmups.push_back(dims);
+  }
+  return warmups;
+}
+
 Status CheckServeTaskOptions(const ServeTaskOptions& o) {
   static const std::set<std::string> kModes = {"default", "triton", "static", "policy", "oracle"};
   if (!kModes.count(o.mode))
@@ -289,10 +302,11 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
     server.rule = serve::BatchRule{workload.batch_dim(), workload.dims().at(workload.batch_dim()).max, o.chunk};
   server.duration_us = o.duration_s * 1e6;
   server.warmup = o.warmup;
-  if (!o.warmup_shapes.empty()) {
-    CRMAP_ASSIGN_OR_RETURN(server.warmup_dims,
-                           WarmupShapes(workload, o.warmup_shapes,
-                                        stream.requests.empty() ? Dims{} : stream.requests.front().dims));
+  const Dims first_dims = stream.requests.empty() ? Dims{} : stream.requests.front().dims;
+  if (o.warmup_shapes == "buckets") {
+    server.warmup_dims = DecidedPlanWarmups(workload, *decider, first_dims);
+  } else if (!o.warmup_shapes.empty()) {
+    CRMAP_ASSIGN_OR_RETURN(server.warmup_dims, WarmupShapes(workload, o.warmup_shapes, first_dims));
   }
   server.on_stop = o.on_stop == "reject" ? serve::OnStop::kRejectQueued : serve::OnStop::kFinishQueued;
   server.stop = o.stop;
@@ -306,8 +320,7 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
     server.on_record = [&](const serve::RequestRecord& r) {
       if (telemetry) telemetry->Write(r);
       if (metrics) metrics->Record(r);
-      if (o.collect_served_latencies &&
-          !(r.outcome == serve::Outcome::kRejected && r.reason == serve::RejectReason::kOutOfRange))
+      if (o.collect_served_latencies && !serve::RejectedBySource(r))
         served_latency_us.push_back(r.outcome == serve::Outcome::kCompleted ? r.latency_us()
                                                                              : std::numeric_limits<double>::infinity());
     };

@@ -56,8 +56,8 @@ struct ServeTaskOptions {
   bool background_compile = true;
   bool warmup = true;             // compile the first request's plan on every executor before arrivals start
   // More shapes to warm up before arrivals start, on every executor, at the config decided there: a list like
-  // "tokens=1;tokens=64", or "buckets" (every plan bucket of the summing dim, backend/plan_executor.h's
-  // BucketDims, the other dims at the first request's). "" none.
+  // "tokens=1;tokens=64", or "buckets" (DecidedPlanWarmups: every plan bucket of the summing dim,
+  // backend/plan_executor.h's BucketDims, at every config the decider answers within it). "" none.
   std::string warmup_shapes;
   PlanCacheOptions plans;
   std::string telemetry_path;     // per-request JSON Lines ("" none)
@@ -79,6 +79,12 @@ struct ServeTaskOptions {
 // dims). InvalidArgument naming the option for anything else than "buckets" or a list of shapes in range, or
 // "buckets" on a workload without a summing dim.
 Result<std::vector<Dims>> WarmupShapes(const Workload& workload, const std::string& warmup_shapes, const Dims& first);
+
+// "buckets" as serve runs it: asks `decider` at every value of the summing dim (the other dims at `first`'s) and
+// returns one dims per distinct (decided config, plan bucket), the smallest value of each — every plan a run of
+// that decider can ask for, so a policy that answers differently within a bucket has each of its answers
+// compiled. Empty for a workload without a summing dim.
+std::vector<Dims> DecidedPlanWarmups(const Workload& workload, serve::Decider& decider, const Dims& first);
 
 struct ServeTaskReport {
   serve::ServeSummary summary;

@@ -2,16 +2,17 @@
 # Every serving mode and the LibTorch executor on the built-in drift scenario of each built-in workload (`crmap
 # workloads` lists them: two to four streams whose shape distribution changes between phases), side by side.
 # Per workload, first a small kernel campaign (rl agent, BUDGET measurements over shapes drawn from each of the
-# workload's distributions, then `crmap train`), cached in experiments/serve/results/<workload>.<isa>.{jsonl,policy}
-# (delete them to tune again); then the scenario (requests drawn with --seed 1, the same for every set-up) served
+# workload's distributions, then `crmap train`), kept in experiments/serve/results/<workload>.<isa>.scenarios.
+# {jsonl,policy} (a database there is resumed; delete both to tune again); then the scenario (requests drawn with --seed 1, the same for every set-up) served
 # by: default, triton (default plan, batch 16, 100 us), static+b (static plan of the DB, triton's batcher),
 # policy (the policy's own runtime knobs: untuned, batch 1), policy+b, oracle+b (best tuned config of the
 # nearest tuned shape) and libtorch (LibTorch eager, triton's batcher); every one with --thread-wait spin.
 # Interleaved over ROUNDS rounds (order rotated per round); figures are medians over rounds.
 # Prints per workload: p50/p95/p99 latency, goodput within SLO_MS, rejections, and the ratios the issue's targets
 # name (libtorch p99 / policy+b p99, policy+b goodput / triton, policy+b p99 / oracle+b p99).
-# Usage: [WORKLOADS="bert_ffn dlrm_mlp ..."] experiments/serve/scenarios.sh [ROUNDS] [BUDGET] [SLO_MS]
-#        (default every built-in workload, 2 rounds, 60 measurements, 50 ms)
+# Usage: [WORKLOADS="bert_ffn dlrm_mlp ..."] [MODES="default triton ..."] experiments/serve/scenarios.sh [ROUNDS]
+#        [BUDGET] [SLO_MS]   (default every built-in workload, every set-up above, 2 rounds, 60 measurements,
+#        50 ms; MODES must keep triton, policy+b, oracle+b and libtorch for the ratios)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 crmap="$root/build/crmap"
@@ -28,29 +29,39 @@ trap 'rm -rf "$work"' EXIT
 read -r -a workloads <<<"${WORKLOADS:-$(python3 -c "
 import json, sys; print(' '.join(w['name'] for w in json.load(open(sys.argv[1]))))" "$work/workloads.json")}"
 
+declare -A known=([default]=1 [triton]=1 [static+b]=1 [policy]=1 [policy+b]=1 [oracle+b]=1 [libtorch]=1)
+for name in "${order[@]}"; do
+  [ -n "${known[$name]:-}" ] || { echo "scenarios.sh: unknown set-up '$name' in MODES; known: ${!known[*]}" >&2; exit 2; }
+done
+for name in triton policy+b oracle+b libtorch; do
+  [[ " ${order[*]} " == *" $name "* ]] || { echo "scenarios.sh: MODES must include $name (the targets' ratios)" >&2; exit 2; }
+done
+
 for w in "${workloads[@]}"; do
-  db="$results/$w.$isa.jsonl"
-  policy="$results/$w.$isa.policy"
+  db="$results/$w.$isa.scenarios.jsonl"
+  policy="$results/$w.$isa.scenarios.policy"
   [ -s "$policy" ] && continue
   read -r -a distributions < <(python3 -c "
 import json, sys
 for w in json.load(open(sys.argv[1])):
     if w['name'] == sys.argv[2]: print(' '.join(d['name'] for d in w['distributions']))" "$work/workloads.json" "$w")
   echo "== tuning $w over ${distributions[*]} ($budget measurements)" >&2
-  rm -f "$db"
+  per_distribution=$((budget / ${#distributions[@]} > 0 ? budget / ${#distributions[@]} : 1))
   for d in "${distributions[@]}"; do
-    "$crmap" tune -w "$w" --shapes "$d" --num-shapes 4 --agent rl --budget "$((budget / ${#distributions[@]}))" \
-      --campaign "serve-$d" --no-confirm --db "$db" >/dev/null
+    resume=()
+    grep -q "\"serve-$d\"" "$db" 2>/dev/null && resume=(--resume)
+    "$crmap" tune -w "$w" --shapes "$d" --num-shapes 4 --agent rl --budget "$per_distribution" \
+      --campaign "serve-$d" --no-confirm --db "$db" ${resume[@]+"${resume[@]}"} >/dev/null
   done
   "$crmap" train --db "$db" -o "$policy" >/dev/null
 done
 
 batcher="--max-batch 16 --queue-delay-us 100"
-order=(default triton static+b policy policy+b oracle+b libtorch)
+read -r -a order <<<"${MODES:-default triton static+b policy policy+b oracle+b libtorch}"
 for ((r = 0; r < rounds; ++r)); do
   for w in "${workloads[@]}"; do
-    db="$results/$w.$isa.jsonl"
-    policy="$results/$w.$isa.policy"
+    db="$results/$w.$isa.scenarios.jsonl"
+    policy="$results/$w.$isa.scenarios.policy"
     scenario=$(python3 -c "
 import json, sys
 for w in json.load(open(sys.argv[1])):
@@ -89,7 +100,7 @@ for w in workloads:
             "thr": med(runs, lambda s: s["throughput_rps"]), "batch": med(runs, lambda s: s["mean_batch_size"]),
             "rej": med(runs, lambda s: sum(s["rejected"].values())), "n": med(runs, lambda s: s["released"]),
             "source": runs[0]["source"]["description"]}
-    print(f"\n{w}: {rows['default']['source']}; median over {rounds} interleaved rounds; latency in ms, "
+    print(f"\n{w}: {rows[names[0]]['source']}; median over {rounds} interleaved rounds; latency in ms, "
           f"goodput within {slo} ms in req/s")
     print(f"{'mode':<9} {'released':>8} {'p50':>8} {'p95':>8} {'p99':>8} {'goodput':>8} {'thrpt':>7} {'batch':>6} {'rejected':>8}")
     for name in names:

@@ -96,8 +96,7 @@ void RunStatistics::Add(const RequestRecord& r) {
   first_arrival_us = released == 0 ? r.arrival_us : std::min(first_arrival_us, r.arrival_us);
   last_end_us = released == 0 ? r.end_us : std::max(last_end_us, r.end_us);
   ++released;
-  if (!(r.outcome == Outcome::kRejected && r.reason == RejectReason::kOutOfRange))  // the source's, not ours
-    ++released_per_stream[r.stream];
+  if (!RejectedBySource(r)) ++released_per_stream[r.stream];
   if (r.outcome == Outcome::kRejected) {
     ++rejected[static_cast<size_t>(r.reason)];
     return;

@@ -31,8 +31,9 @@ Quantiles QuantilesOf(std::vector<double> values, QuantileRule rule = QuantileRu
 // The distribution of a stream of values (microseconds; negative ones count as 0). Exact while it holds at most
 // kExactSamples values; beyond that the values move into log-spaced buckets, each kBucketGrowth times wider than
 // the one below (0.8% apart), from kSmallestUs up; quantiles are then the geometric middle of the bucket holding
-// the rank (within 0.4% of the exact value), clamped to the observed minimum and maximum. Count, mean, min and
-// max stay exact. At most ~3,600 buckets: memory is bounded whatever the count.
+// the nearest rank, clamped to the observed minimum and maximum: within 0.4% of that rank's value between
+// kSmallestUs and ~4 hours (values below kSmallestUs read as 0, above the last bucket as the maximum). Count,
+// mean, min and max stay exact. At most kBuckets counts: memory is bounded whatever the count.
 class LatencyDigest {
  public:
   static constexpr size_t kExactSamples = 65536;

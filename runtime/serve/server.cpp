@@ -60,7 +60,7 @@ class Run {
     std::vector<std::thread> dispatchers;
     for (Executor* executor : executors)
       dispatchers.emplace_back([&, executor] {
-        for (const auto& [dims, config] : warmups) (void)executor->Run(dims, config);
+        for (const auto& [dims, config] : warmups) (void)executor->Warm(dims, config);
         {
           std::unique_lock<std::mutex> lock(start_mutex);
           ++warm;
@@ -151,7 +151,9 @@ class Run {
       std::optional<Rejection> rejected;
       const double now = NowUs();  // stamped before the locks: waiting for them is part of the request's latency
       {
-        std::lock_guard<std::mutex> lock(record_mutex_);  // in flight before a dispatcher can see it
+        // In flight before a dispatcher can see it; a lock of its own, so that arrivals never wait for records
+        // being folded or handed out.
+        std::lock_guard<std::mutex> lock(in_flight_mutex_);
         RequestRecord& r = in_flight_[request.id];
         r.id = request.id;
         r.stream = request.stream;
@@ -199,25 +201,33 @@ class Run {
 
   // Records rejections (never called with mutex_ held).
   void Finish(const std::vector<Rejection>& rejections) {
+    if (rejections.empty()) return;
+    std::vector<RequestRecord> records;
+    records.reserve(rejections.size());
     for (const Rejection& rejection : rejections) {
-      std::lock_guard<std::mutex> lock(record_mutex_);
-      RequestRecord& r = in_flight_.at(rejection.request.id);
+      RequestRecord r = TakeInFlight(rejection.request.id);
       r.end_us = rejection.at_us;
       r.outcome = Outcome::kRejected;
       r.reason = rejection.reason;
-      Done(rejection.request.id);
+      records.push_back(std::move(r));
     }
+    std::lock_guard<std::mutex> lock(record_mutex_);
+    for (RequestRecord& r : records) Done(std::move(r));
+  }
+
+  // A released request's record, out of the in-flight table.
+  RequestRecord TakeInFlight(int64_t id) {
+    std::lock_guard<std::mutex> lock(in_flight_mutex_);
+    auto node = in_flight_.extract(id);
+    return std::move(node.mapped());
   }
 
   // A request's fate is known: into the statistics, out to on_record, kept or forgotten (record_mutex_ held).
-  void Done(int64_t id) {
-    auto it = in_flight_.find(id);
-    const RequestRecord& r = it->second;
+  void Done(RequestRecord&& r) {
     statistics_.Add(r);
     ++done_;
     if (options_.on_record) options_.on_record(r);
-    if (options_.keep_records) kept_.push_back(std::move(it->second));
-    in_flight_.erase(it);
+    if (options_.keep_records) kept_.push_back(std::move(r));
   }
 
   void Dispatch(Executor* executor) {
@@ -336,9 +346,8 @@ class Run {
     if (execution.status.ok() && !execution.substituted && execution.compile_wait_us == 0)
       decider_.Observe(run, end - start, start - batch.requests.front().enqueued_us);
     const bool more_chunks = batch.chunk > 0 && execution.status.ok();
-    std::lock_guard<std::mutex> lock(record_mutex_);
+    BatchRecord b;
     {
-      BatchRecord b;
       b.id = batch_id;
       b.executor = name;
       b.dims = batch.dims;
@@ -352,18 +361,27 @@ class Run {
       b.substituted = execution.substituted;
       b.chunk = more_chunks;
       b.ok = execution.status.ok();
+    }
+    auto record_batch = [&] {  // record_mutex_ held
       batched_requests_ += b.size;
       if (options_.on_batch) options_.on_batch(b);
       if (options_.keep_records) kept_batches_.push_back(std::move(b));
-    }
-    if (more_chunks) {  // one chunk of a request with more to run: back it goes
+    };
+    if (more_chunks) {  // one chunk of a request with more to run: back it goes, its record stays in flight
+      {
+        std::lock_guard<std::mutex> lock(record_mutex_);
+        record_batch();
+      }
       QueuedRequest rest = batch.requests.front();
       if (rest.first_start_us < 0) rest.first_start_us = start;
       rest.compile_wait_us += execution.compile_wait_us;
       return BatchTimes{start, end, run.limits.keep_warm_us, std::move(rest), batch.chunk};
     }
+    std::vector<RequestRecord> records;
+    records.reserve(batch.requests.size());
     for (const QueuedRequest& q : batch.requests) {
-      RequestRecord& r = in_flight_.at(q.request.id);
+      records.push_back(TakeInFlight(q.request.id));
+      RequestRecord& r = records.back();
       r.start_us = q.first_start_us >= 0 ? q.first_start_us : start;  // a chunked request: its first chunk's
       r.end_us = end;
       r.queue_wait_us = r.start_us - r.arrival_us;
@@ -379,6 +397,10 @@ class Run {
       r.generation = run.generation;
       r.outcome = execution.status.ok() ? Outcome::kCompleted : Outcome::kFailed;
       if (!execution.status.ok()) r.error = execution.status.message();
+    }
+    std::lock_guard<std::mutex> lock(record_mutex_);
+    record_batch();
+    for (RequestRecord& r : records) {
       if (r.outcome == Outcome::kCompleted) {
         if (recent_latency_us_.size() < kRecentWindow) {
           recent_latency_us_.push_back(r.latency_us());
@@ -386,7 +408,7 @@ class Run {
           recent_latency_us_[recent_next_++ % kRecentWindow] = r.latency_us();
         }
       }
-      Done(q.request.id);
+      Done(std::move(r));
     }
     return BatchTimes{start, end, run.limits.keep_warm_us, std::nullopt, 0};
   }
@@ -408,8 +430,9 @@ class Run {
   double cpu_at_start_us_ = 0;
   std::atomic<int64_t> arrivals_seen_{0};  // bumped on every release and at the end of arrivals
 
-  std::mutex record_mutex_;  // the members below it, on_record
+  std::mutex in_flight_mutex_;  // in_flight_ alone; never held with another lock
   std::unordered_map<int64_t, RequestRecord> in_flight_;  // released, fate not yet known; by request id
+  std::mutex record_mutex_;  // the members below it, on_record, on_batch
   RunStatistics statistics_;
   std::vector<RequestRecord> kept_;  // with keep_records
   std::vector<BatchRecord> kept_batches_;  // with keep_records

@@ -85,6 +85,9 @@ class Executor {
   virtual ~Executor() = default;
   virtual std::string name() const = 0;  // "onednn", "onednn[core 1]", "libtorch", ...
   virtual Execution Run(const Dims& dims, const std::string& config) = 0;
+  // Before the first arrival (the server's warm-up): like Run, but the config asked for is what runs — an
+  // executor that would run a stand-in while a plan compiles waits for the plan instead. Default: Run.
+  virtual Execution Warm(const Dims& dims, const std::string& config) { return Run(dims, config); }
   // Between batches (`--thread-wait`, or a decision's `thread_wait`): keeps the thread team of the last batch's
   // plan spinning for up to `budget_us` (infinity: no limit) or until `stop_waiting()` says a request arrived or
   // the run ends; polls it cheaply, lock-free. Returns the CPU it burnt, in thread-microseconds. Default: no team
@@ -123,6 +126,11 @@ struct RequestRecord {
   double latency_us() const { return end_us - arrival_us; }
 };
 
+// True for a request the source itself rejected (out of its dims' ranges), not the server: it never queued.
+inline bool RejectedBySource(const RequestRecord& r) {
+  return r.outcome == Outcome::kRejected && r.reason == RejectReason::kOutOfRange;
+}
+
 // One batch an executor ran; a chunk of a long request is a batch of its own (of size 1).
 struct BatchRecord {
   int64_t id = 0;
@@ -156,8 +164,9 @@ struct ServerOptions {
   double duration_us = 0;               // stop arrivals after this (0: the whole stream)
   OnStop on_stop = OnStop::kFinishQueued;
   // Before the first arrival, every executor runs (untimed, unrecorded, unobserved) the config decided at the
-  // first request's dims: its plan is compiled and its thread team created before the clock starts, as a
-  // server loads its models before it takes traffic.
+  // first request's dims (its first chunk's, when `rule.chunk` cuts it): its plan is compiled and its thread
+  // team created before the clock starts, as a server loads its models before it takes traffic. The warm-up's
+  // decisions are the decider's like any (a hook counts them).
   bool warmup = false;
   // Before the first arrival too (with or without `warmup`): every executor runs the config decided at each of
   // these dims, untimed and unrecorded — the buckets a run will use compiled before it takes traffic, as a

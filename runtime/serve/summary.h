@@ -42,7 +42,7 @@ struct ServeSummary {
   int64_t batches = 0;
   double mean_batch_size = 0;  // requests per batch (ServeResult::batched_requests / batches)
   Quantiles latency_us, queue_wait_us, service_us, compile_wait_us;
-  Quantiles overhead_us;  // the runtime's own time per batch (ServeResult::batch_overhead_us), kernels excluded
+  Quantiles overhead_us;  // the runtime's own time per batch (RunStatistics::overhead), kernels excluded
   double wall_s = 0;
   double throughput_rps = 0;  // completed / wall
   double slo_ms = 0;          // 0: none

@@ -81,6 +81,24 @@ TEST_F(PlanCacheTest, WhileAPlanCompilesAReadyPlanOfTheSameDimsRunsInstead) {
   FAIL() << "the plan for b never became ready";
 }
 
+// A warm-up wants the plan it asked for: it waits for the compile where a run would take a ready stand-in.
+TEST_F(PlanCacheTest, AWarmUpWaitsForItsPlanInsteadOfAStandIn) {
+  PlanCache cache(workload_, space_, PlanCacheOptions{});  // background compile
+  PlanExecutor executor(space_, workload_, &cache, /*max_threads=*/2, /*core=*/-1);
+  const std::string a = space_.ToString(Parse("threads=1")), b = space_.ToString(Parse("threads=2"));
+  ASSERT_TRUE(executor.Warm({{"batch", 4}}, a).status.ok());
+  serve::Execution warm = executor.Warm({{"batch", 4}}, b);
+  ASSERT_TRUE(warm.status.ok()) << warm.status.ToString();
+  EXPECT_FALSE(warm.substituted);
+  EXPECT_EQ(warm.config_run, b);
+  EXPECT_GT(warm.compile_wait_us, 0);
+  EXPECT_EQ(cache.stats().substitutions, 0);
+  // Once warm, a run finds it.
+  serve::Execution run = executor.Run({{"batch", 4}}, b);
+  EXPECT_FALSE(run.substituted);
+  EXPECT_EQ(run.compile_wait_us, 0);
+}
+
 TEST_F(PlanCacheTest, AConfigThatCannotCompileHereRunsTheDefaultPlan) {
   PlanCacheOptions options;
   options.background_compile = false;

@@ -71,12 +71,45 @@ done
 
 # Chunks: requests longer than 4 rows run 4 at a time between other batches; every request still ends once.
 run "serve --chunk 4" "$WORK/chunk.out" serve -w "$TINY" --requests "$WORK/trace.jsonl" --mode triton --chunk 4 \
-  --telemetry "$WORK/chunk.jsonl" --summary "$WORK/chunk.json"
+  --telemetry "$WORK/chunk.jsonl" --summary "$WORK/chunk.json" --trace "$WORK/chunk.trace.json" \
+  --metrics-file "$WORK/chunk.prom"
 check "chunk: every request ends once, telemetry = summary" check_run "$WORK/chunk.json" "$WORK/chunk.jsonl" 400
 check "chunk: recorded in the summary" json_check "$WORK/chunk.json" '
 assert d["chunk"] == 4, d["chunk"]
 assert d["batches"] >= 1
 '
+# Every chunk is a batch of its own: in the trace (a slice each, the ones with more to run named "chunk"), in
+# the metrics' exec count and in the summary's batches.
+check_chunk_trace() {
+  "$python" - "$WORK/chunk.trace.json" "$WORK/chunk.json" "$WORK/trace.jsonl" <<'PY'
+import json, sys
+events = json.load(open(sys.argv[1]))["traceEvents"]
+s = json.load(open(sys.argv[2]))
+slices = [e for e in events if e["ph"] == "X"]
+chunks = [e for e in slices if e["name"] == "chunk"]
+# Requests of more than 4 rows run ceil(rows / 4) - 1 chunks with more to run, then their rest.
+expected_chunks = sum((json.loads(l)["dims"]["batch"] - 1) // 4 for l in open(sys.argv[3]))
+assert len(slices) == s["batches"], (len(slices), s["batches"])
+assert len(chunks) == expected_chunks, (len(chunks), expected_chunks)
+assert all(e["args"]["batch_size"] == 1 and e["args"]["dims"]["batch"] == 4 for e in chunks)
+print(f"{len(slices)} slices, {len(chunks)} chunks")
+PY
+}
+check "chunk: a trace slice per batch, chunks included" check_chunk_trace
+
+# --warmup-shapes buckets: every plan bucket of batch (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64) compiled before
+# the first arrival, so no request waits for a compile.
+run "serve --warmup-shapes buckets" "$WORK/buckets.out" serve -w "$TINY" --requests "$WORK/trace.jsonl" \
+  --mode triton --warmup-shapes buckets --summary "$WORK/buckets.json"
+check "warm-up buckets: 12 plans compiled, none waited for" json_check "$WORK/buckets.json" '
+assert d["plans"]["compiles"] == 12, d["plans"]
+assert d["compile_wait_us"]["max"] == 0, d["compile_wait_us"]
+assert d["completed"] == 400, d["completed"]
+'
+expect_bad "--warmup-shapes unknown" "allowed: buckets" serve -w "$TINY" --requests "$WORK/trace.jsonl" \
+  --warmup-shapes everything
+expect_bad "--warmup-shapes out of range" "--warmup-shapes" serve -w "$TINY" --requests "$WORK/trace.jsonl" \
+  --warmup-shapes "batch=999"
 expect_bad "--chunk negative" "--chunk" serve -w "$TINY" --requests "$WORK/trace.jsonl" --chunk -2
 expect_bad "--chunk beyond the summing dim's range" "beyond batch's range" serve -w "$TINY" \
   --requests "$WORK/trace.jsonl" --chunk 100
@@ -117,6 +150,7 @@ print(f"p99 {p99:.0f} us (summary {s['latency_us']['p99']:.0f} us)")
 PY
 }
 check "metrics file: promtool accepts it, counts = summary" check_metrics "$WORK/triton.prom" "$WORK/triton.json"
+check "chunk: metrics count every chunk's batch" check_metrics "$WORK/chunk.prom" "$WORK/chunk.json"
 # --thread-wait spin: between batches the default plan's team (all cores) spins until the next request; the CPU
 # it burnt is reported (nothing to keep warm on a 1-core host). 20 requests 50 ms apart. Whether the executor ever
 # idled depends on the machine's load (under a loaded sanitizer run it once never did), so the telemetry decides

@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <iterator>
+#include <set>
 
 #include "backend/plan_executor.h"
 #include "datasets/catalog.h"
@@ -50,6 +51,35 @@ TEST(WarmupShapesTest, AListIsCheckedAgainstTheRangesAndAnythingElseIsRefused) {
   auto unknown = WarmupShapes(ffn, "everything", {});
   ASSERT_FALSE(unknown.ok());
   EXPECT_NE(unknown.status().message().find("allowed: buckets"), std::string::npos) << unknown.status().message();
+}
+
+// Answers config "small" up to 100 tokens and "large" above: the bucket holding 97..128 needs both plans.
+class SplitDecider : public serve::Decider {
+ public:
+  serve::Decision Decide(const Dims& dims, int64_t) override {
+    ++asked;
+    serve::Decision d;
+    d.config = dims.at("tokens") <= 100 ? "small" : "large";
+    return d;
+  }
+  int asked = 0;
+};
+
+TEST(WarmupShapesTest, BucketsAsServedWarmEveryDecidedPlanOfEveryBucket) {
+  Workload ffn = BuiltIn("bert_ffn");
+  auto buckets = WarmupShapes(ffn, "buckets", {});
+  ASSERT_TRUE(buckets.ok());
+  SplitDecider decider;
+  std::vector<Dims> warmups = DecidedPlanWarmups(ffn, decider, {{"tokens", 7}});
+  EXPECT_EQ(decider.asked, ffn.dims().at("tokens").max);  // every value once
+  ASSERT_EQ(warmups.size(), buckets->size() + 1);
+  std::set<std::pair<std::string, Dims>> plans;
+  for (const Dims& d : warmups) plans.insert({d.at("tokens") <= 100 ? "small" : "large", BucketDims(ffn, d)});
+  EXPECT_EQ(plans.size(), warmups.size()) << "each (config, bucket) once";
+  const Dims bucket_of_100 = BucketDims(ffn, {{"tokens", 100}});
+  EXPECT_EQ(plans.count({"small", bucket_of_100}), 1u);
+  EXPECT_EQ(plans.count({"large", bucket_of_100}), 1u);
+  EXPECT_EQ(warmups.front(), (Dims{{"tokens", 1}}));  // the smallest value of each
 }
 
 TEST(WarmupShapesTest, BucketsNeedASummingDim) {

@@ -45,13 +45,32 @@ TEST(LatencyDigestTest, ExactWhileSmallThenBucketsWithinTheStatedError) {
     values.push_back(v);
   }
   EXPECT_FALSE(wide.exact());
+  std::sort(values.begin(), values.end());
   for (double quantile : {0.05, 0.5, 0.9, 0.95, 0.99, 0.999}) {
-    std::sort(values.begin(), values.end());
     const double want = Percentile(values, quantile);
     EXPECT_NEAR(wide.Quantile(quantile), want, want * 0.004 + 1e-9) << quantile;
   }
   EXPECT_EQ(wide.Quantile(0.01), 0);  // the zeros stay zero
   EXPECT_EQ(wide.count(), static_cast<int64_t>(values.size()));
+}
+
+// The switch happens past kExactSamples values, not at it; after it, counting at a limit is off by at most the
+// values of the limit's own bucket.
+TEST(LatencyDigestTest, SwitchesToBucketsPastItsExactCapacityAndStillCounts) {
+  LatencyDigest digest;
+  for (size_t i = 0; i < LatencyDigest::kExactSamples; ++i) digest.Add(static_cast<double>(i % 1000) + 1);
+  EXPECT_TRUE(digest.exact());
+  EXPECT_EQ(digest.CountAtMost(500), static_cast<int64_t>(LatencyDigest::kExactSamples / 1000 * 500 + 500));
+  digest.Add(2000);
+  EXPECT_FALSE(digest.exact());
+  EXPECT_EQ(digest.count(), static_cast<int64_t>(LatencyDigest::kExactSamples) + 1);
+  EXPECT_DOUBLE_EQ(digest.Summary().max, 2000);
+  // 65 full cycles of 1..1000 and 536 values of the next: at most 500 -> 65 x 500 + 500, give or take the
+  // values sharing 500's 0.8%-wide bucket (495..503 hold 9 values per cycle).
+  const int64_t exact_at_most_500 = 65 * 500 + 500;
+  EXPECT_NEAR(static_cast<double>(digest.CountAtMost(500)), static_cast<double>(exact_at_most_500), 9 * 66);
+  EXPECT_EQ(digest.CountAtMost(0.5), 0);
+  EXPECT_EQ(digest.CountAtMost(1e9), digest.count());
 }
 
 TEST(LatencyDigestTest, BucketsAreOrderedAndTheirMiddlesFallInsideThem) {
