@@ -12,6 +12,8 @@ default_capacity() {
 # poisson_stream OUT RATE DURATION_S FIRST_ROW SEED: a crmap.trace JSONL stream of the trace's GeneratedTokens
 # (clamped to 1..4096) in row order from FIRST_ROW, wrapping around to the first row as often as the duration
 # needs, with Poisson arrivals at RATE req/s (random.Random(SEED)) for DURATION_S seconds; one stream, phase 0.
+# (modes.sh and tune_runtime.sh used to stop after one pass over the 8,819 rows: their streams are unchanged
+# whenever RATE x DURATION_S stays below that, as in every run recorded in experiments/RESULTS.md.)
 poisson_stream() {
   python3 - "$csv" "$@" <<'PY'
 import csv, json, random, sys

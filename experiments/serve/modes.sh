@@ -40,15 +40,14 @@ trap 'rm -rf "$work"' EXIT
 common=(-w bert_ffn --thread-wait spin --slo-ms "$slo_ms" --json)
 csv_args=(--requests "$csv" --map tokens=GeneratedTokens --out-of-range clamp)
 
-# Capacity of the default mode: the whole trace at once (time scale 1e-9).
-"$crmap" serve "${common[@]}" "${csv_args[@]}" --time-scale 1e-9 --mode default >"$work/capacity.json" 2>/dev/null
-read -r capacity trace_rate < <(python3 - "$work/capacity.json" "$csv" <<'PY'
-import csv, json, sys
+# Capacity of the default mode: the whole trace at once (time scale 1e-9); the trace's own mean arrival rate.
+capacity=$(default_capacity "$work/capacity.json")
+trace_rate=$(python3 - "$csv" <<'PY'
+import csv, sys
 from datetime import datetime
-s = json.load(open(sys.argv[1]))
-rows = list(csv.DictReader(open(sys.argv[2])))
+rows = list(csv.DictReader(open(sys.argv[1])))
 t = [datetime.strptime(r["TIMESTAMP"][:26], "%Y-%m-%d %H:%M:%S.%f") for r in rows]
-print(s["throughput_rps"], len(rows) / (t[-1] - t[0]).total_seconds())
+print(len(rows) / (t[-1] - t[0]).total_seconds())
 PY
 )
 echo "default-mode capacity ${capacity} req/s; the trace's own rate ${trace_rate} req/s" >&2
@@ -116,32 +115,12 @@ for ((r = 0; r < rounds; ++r)); do
     done
   done
 done
-python3 - "$work" "$rounds" "$slo_ms" "${order[*]}" "${loads[*]}" <<'PY'
-import json, statistics, sys
-work, rounds, slo = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-names, loads = sys.argv[4].split(), sys.argv[5].split()
-def med(runs, f): return statistics.median(f(s) for s in runs)
-for load in loads:
-    rows = {}
-    for name in names:
-        runs = [json.load(open(f"{work}/{name}.{load}.{r}.json")) for r in range(rounds)]
-        rows[name] = {
-            "p50": med(runs, lambda s: s["latency_us"]["p50"]), "p95": med(runs, lambda s: s["latency_us"]["p95"]),
-            "p99": med(runs, lambda s: s["latency_us"]["p99"]), "good": med(runs, lambda s: s["goodput_rps"]),
-            "thr": med(runs, lambda s: s["throughput_rps"]), "batch": med(runs, lambda s: s["mean_batch_size"]),
-            "rej": med(runs, lambda s: sum(s["rejected"].values())), "cpu": med(runs, lambda s: s["cpu"]["process_s"]),
-            "n": med(runs, lambda s: s["released"])}
-    title = ("x4 burst (2 s at 4x) on 50% load" if load == "burst" else
-             f"{load[6:]}% of default capacity, Poisson arrivals, the trace's token sizes" if load.startswith("smooth")
-             else f"{load}% of default capacity")
-    print(f"\n{title}: median over {rounds} interleaved rounds; latency in ms, goodput within {slo} ms in req/s")
-    print(f"{'mode':<9} {'released':>8} {'p50':>7} {'p95':>7} {'p99':>8} {'goodput':>8} {'thrpt':>7} {'batch':>6} {'cpu s':>6} {'p99 vs policy':>13}")
-    for name in names:
-        r = rows[name]
-        print(f"{name:<9} {r['n']:8.0f} {r['p50']/1e3:7.2f} {r['p95']/1e3:7.2f} {r['p99']/1e3:8.2f} {r['good']:8.1f} "
-              f"{r['thr']:7.1f} {r['batch']:6.2f} {r['cpu']:6.2f} {r['p99'] / rows['policy+b']['p99']:12.2f}x")
-    p = rows["policy+b"]
-    print(f"targets (policy+b): libtorch p99 / policy p99 = {rows['libtorch']['p99'] / p['p99']:.2f}x (>= 3x); "
-          f"policy goodput / triton = {p['good'] / max(rows['triton']['good'], 1e-9):.2f}x (>= 2x); "
-          f"policy p99 / oracle p99 = {p['p99'] / rows['oracle+b']['p99']:.2f} (<= 1.10)")
-PY
+for load in "${loads[@]}"; do
+  case $load in
+    burst) title="x4 burst (2 s at 4x) on 50% load" ;;
+    smooth*) title="${load#smooth}% of default capacity, Poisson arrivals, the trace's token sizes" ;;
+    *) title="$load% of default capacity" ;;
+  esac
+  python3 "$root/experiments/serve/modes_table.py" "$title" "$slo_ms" "$rounds" "${order[*]}" \
+    "$work/{name}.$load.{round}.json"
+done

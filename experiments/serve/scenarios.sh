@@ -3,16 +3,17 @@
 # workloads` lists them: two to four streams whose shape distribution changes between phases), side by side.
 # Per workload, first a small kernel campaign (rl agent, BUDGET measurements over shapes drawn from each of the
 # workload's distributions, then `crmap train`), kept in experiments/serve/results/<workload>.<isa>.scenarios.
-# {jsonl,policy} (a database there is resumed; delete both to tune again); then the scenario (requests drawn with --seed 1, the same for every set-up) served
-# by: default, triton (default plan, batch 16, 100 us), static+b (static plan of the DB, triton's batcher),
-# policy (the policy's own runtime knobs: untuned, batch 1), policy+b, oracle+b (best tuned config of the
-# nearest tuned shape) and libtorch (LibTorch eager, triton's batcher); every one with --thread-wait spin.
+# {jsonl,policy} (a database there is resumed; delete both to tune again); then the scenario (requests drawn with
+# --seed 1, the same for every set-up) served by: default, triton (default plan, batch 16, 100 us), static+b (static
+# plan of the DB, triton's batcher), policy (the policy's own runtime knobs: untuned, batch 1), policy+b, oracle+b
+# (best tuned config of the nearest tuned shape) and libtorch (LibTorch eager, triton's batcher); every one with
+# --thread-wait spin.
 # Interleaved over ROUNDS rounds (order rotated per round); figures are medians over rounds.
 # Prints per workload: p50/p95/p99 latency, goodput within SLO_MS, rejections, and the ratios the issue's targets
 # name (libtorch p99 / policy+b p99, policy+b goodput / triton, policy+b p99 / oracle+b p99).
 # Usage: [WORKLOADS="bert_ffn dlrm_mlp ..."] [MODES="default triton ..."] experiments/serve/scenarios.sh [ROUNDS]
 #        [BUDGET] [SLO_MS]   (default every built-in workload, every set-up above, 2 rounds, 60 measurements,
-#        50 ms; MODES must keep triton, policy+b, oracle+b and libtorch for the ratios)
+#        50 ms; a ratio is printed when MODES keeps both of its set-ups)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 crmap="$root/build/crmap"
@@ -29,12 +30,11 @@ trap 'rm -rf "$work"' EXIT
 read -r -a workloads <<<"${WORKLOADS:-$(python3 -c "
 import json, sys; print(' '.join(w['name'] for w in json.load(open(sys.argv[1]))))" "$work/workloads.json")}"
 
+batcher="--max-batch 16 --queue-delay-us 100"
+read -r -a order <<<"${MODES:-default triton static+b policy policy+b oracle+b libtorch}"
 declare -A known=([default]=1 [triton]=1 [static+b]=1 [policy]=1 [policy+b]=1 [oracle+b]=1 [libtorch]=1)
 for name in "${order[@]}"; do
   [ -n "${known[$name]:-}" ] || { echo "scenarios.sh: unknown set-up '$name' in MODES; known: ${!known[*]}" >&2; exit 2; }
-done
-for name in triton policy+b oracle+b libtorch; do
-  [[ " ${order[*]} " == *" $name "* ]] || { echo "scenarios.sh: MODES must include $name (the targets' ratios)" >&2; exit 2; }
 done
 
 for w in "${workloads[@]}"; do
@@ -56,8 +56,6 @@ for w in json.load(open(sys.argv[1])):
   "$crmap" train --db "$db" -o "$policy" >/dev/null
 done
 
-batcher="--max-batch 16 --queue-delay-us 100"
-read -r -a order <<<"${MODES:-default triton static+b policy policy+b oracle+b libtorch}"
 for ((r = 0; r < rounds; ++r)); do
   for w in "${workloads[@]}"; do
     db="$results/$w.$isa.scenarios.jsonl"
@@ -85,30 +83,9 @@ for w in json.load(open(sys.argv[1])):
     done
   done
 done
-python3 - "$work" "$rounds" "$slo_ms" "${order[*]}" "${workloads[*]}" <<'PY'
-import json, statistics, sys
-work, rounds, slo = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-names, workloads = sys.argv[4].split(), sys.argv[5].split()
-def med(runs, f): return statistics.median(f(s) for s in runs)
-for w in workloads:
-    rows = {}
-    for name in names:
-        runs = [json.load(open(f"{work}/{w}.{name}.{r}.json")) for r in range(rounds)]
-        rows[name] = {
-            "p50": med(runs, lambda s: s["latency_us"]["p50"]), "p95": med(runs, lambda s: s["latency_us"]["p95"]),
-            "p99": med(runs, lambda s: s["latency_us"]["p99"]), "good": med(runs, lambda s: s["goodput_rps"]),
-            "thr": med(runs, lambda s: s["throughput_rps"]), "batch": med(runs, lambda s: s["mean_batch_size"]),
-            "rej": med(runs, lambda s: sum(s["rejected"].values())), "n": med(runs, lambda s: s["released"]),
-            "source": runs[0]["source"]["description"]}
-    print(f"\n{w}: {rows[names[0]]['source']}; median over {rounds} interleaved rounds; latency in ms, "
-          f"goodput within {slo} ms in req/s")
-    print(f"{'mode':<9} {'released':>8} {'p50':>8} {'p95':>8} {'p99':>8} {'goodput':>8} {'thrpt':>7} {'batch':>6} {'rejected':>8}")
-    for name in names:
-        r = rows[name]
-        print(f"{name:<9} {r['n']:8.0f} {r['p50']/1e3:8.2f} {r['p95']/1e3:8.2f} {r['p99']/1e3:8.2f} {r['good']:8.1f} "
-              f"{r['thr']:7.1f} {r['batch']:6.2f} {r['rej']:8.0f}")
-    p = rows["policy+b"]
-    print(f"targets (policy+b): libtorch p99 / policy p99 = {rows['libtorch']['p99'] / p['p99']:.2f}x (>= 3x); "
-          f"policy goodput / triton = {p['good'] / max(rows['triton']['good'], 1e-9):.2f}x (>= 2x); "
-          f"policy p99 / oracle p99 = {p['p99'] / rows['oracle+b']['p99']:.2f} (<= 1.10)")
-PY
+for w in "${workloads[@]}"; do
+  title="$w: $(python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['source']['description'])" \
+    "$work/$w.${order[0]}.0.json")"
+  python3 "$root/experiments/serve/modes_table.py" "$title" "$slo_ms" "$rounds" "${order[*]}" \
+    "$work/$w.{name}.{round}.json"
+done

@@ -3,8 +3,8 @@
 # file replaced every minute (alternating between two copies of the policy whose runtime knobs differ, so each
 # reload changes what the hook answers; serve reloads it through --reload-on-change). Every 10 s the process's
 # resident memory (VmRSS) and open file descriptors are sampled from /proc; the telemetry gives p99 per minute.
-# Prints: RSS and fds over time, growth after the warm-up minute, p99 per minute with its median and range,
-# reloads done and failed, and whether every request was served.
+# Prints: RSS and fds over time, growth from minute 2 (after the warm-up minute), p99 per minute with its median
+# and range, reloads done and failed, and whether every request was served.
 # Stream: the Azure code trace's token sizes (GeneratedTokens) cycled in order, Poisson arrivals.
 # Needs experiments/serve/results/bert_ffn.<isa>.policy (tune_ffn.sh).
 # Serve warms up every plan bucket before the clock starts (--warmup-shapes buckets; WARMUP_SHAPES= to warm up the
@@ -47,7 +47,7 @@ if [ "$chunk" -gt 0 ]; then serve_flags=(--chunk "$chunk"); samples_name=soak_ch
 [ -n "$warmup_shapes" ] && serve_flags+=(--warmup-shapes "$warmup_shapes")
 echo "serving with: ${serve_flags[*]:-(defaults)}" >&2
 "$crmap" serve -w bert_ffn --thread-wait spin --requests "$work/soak.jsonl" --mode policy \
-  --policy "$work/served.policy" --reload-on-change --slo-ms 10 "${serve_flags[@]}" \
+  --policy "$work/served.policy" --reload-on-change --slo-ms 10 ${serve_flags[@]+"${serve_flags[@]}"} \
   --telemetry "$work/telemetry.jsonl" --summary "$work/summary.json" >"$work/serve.out" 2>"$work/serve.err" &
 pid=$!
 echo "t_s,rss_kib,fds" >"$work/samples.csv"

@@ -113,6 +113,27 @@ ServerOptions KeepingRecords() {
   return options;
 }
 
+// Holds `executor`'s first batch until `released` requests have arrived, then raises the stop (with --on-stop
+// reject) while the rest are queued, and lets the generator's drain loop see it before the batch ends.
+struct StopDuringFirstBatch {
+  StopDuringFirstBatch(FakeExecutor* executor, ServerOptions* options, int64_t released_before_stop) {
+    executor->gate_ = [this, released_before_stop] {
+      if (++runs != 1) return;
+      for (int i = 0; i < 6000 && released.load() < released_before_stop; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      stop = true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    };
+    options->stop = &stop;
+    options->on_stop = OnStop::kRejectQueued;
+    options->progress_interval_us = 0;
+    options->on_progress = [this](const ServeProgress& p) { released = p.released; };
+  }
+  std::atomic<bool> stop{false};
+  std::atomic<int> runs{0};
+  std::atomic<int64_t> released{0};
+};
+
 // Every released request is in the records once, and the run's statistics counted each record's outcome.
 void ExpectEveryRequestOnce(const ServeResult& result, const RequestStream& stream) {
   std::vector<int> seen(stream.requests.size(), 0);
@@ -339,21 +360,8 @@ TEST(ServerTest, AStopDuringTheDrainRejectsWhatIsStillQueued) {
   RequestStream stream = Stream(30, 1);  // all released within ~30 us
   FixedDecider decider(BatchLimits{1, 0});
   FakeExecutor executor("fake", 0);
-  std::atomic<bool> stop{false};
-  std::atomic<int> runs{0};
-  std::atomic<int64_t> released{0};
-  executor.gate_ = [&] {
-    if (++runs != 1) return;
-    // Holds the first batch until every request has arrived, then stops while the rest are queued.
-    for (int i = 0; i < 6000 && released.load() < 30; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    stop = true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the generator's drain loop sees the stop
-  };
   ServerOptions options = KeepingRecords();
-  options.stop = &stop;
-  options.on_stop = OnStop::kRejectQueued;
-  options.progress_interval_us = 0;
-  options.on_progress = [&](const ServeProgress& p) { released = p.released; };
+  StopDuringFirstBatch stopper(&executor, &options, 30);
   auto result = Serve(stream, decider, {&executor}, options);
   ASSERT_TRUE(result.ok());
   ExpectEveryRequestOnce(*result, stream);
@@ -370,21 +378,9 @@ TEST(ServerTest, AStopBetweenChunksRejectsTheRestOfALongRequest) {
   stream.requests[0].dims["tokens"] = 520;
   FixedDecider decider(BatchLimits{1, 0});
   FakeExecutor executor("fake", 0);
-  std::atomic<bool> stop{false};
-  std::atomic<int> runs{0};
-  std::atomic<int64_t> released{0};
-  executor.gate_ = [&] {
-    if (++runs != 1) return;  // the long request's first chunk
-    for (int i = 0; i < 6000 && released.load() < 30; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    stop = true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  };
   ServerOptions options = KeepingRecords();
   options.rule = BatchRule{"tokens", 4096, 128};
-  options.stop = &stop;
-  options.on_stop = OnStop::kRejectQueued;
-  options.progress_interval_us = 0;
-  options.on_progress = [&](const ServeProgress& p) { released = p.released; };
+  StopDuringFirstBatch stopper(&executor, &options, 30);  // the long request's first chunk
   auto result = Serve(stream, decider, {&executor}, options);
   ASSERT_TRUE(result.ok());
   ExpectEveryRequestOnce(*result, stream);
