@@ -1,5 +1,25 @@
-# Shared by the experiments/serve scripts (sourced, not run): the default mode's capacity on the Azure code trace
-# and Poisson request streams of the trace's token sizes. Needs $crmap and $csv set by the caller.
+# Shared by the experiments/serve scripts (sourced, not run): the set-ups they compare, the default mode's capacity
+# on the Azure code trace and Poisson request streams of the trace's token sizes. Needs $crmap and $csv set by the
+# caller.
+
+# Triton's usual dynamic batcher (max batch 16, 100 us delay): the tuning database's runtime knobs are the defaults
+# (batch 1, no delay: a kernel campaign does not tune them), so static, policy and oracle also run with this
+# batcher (+b): the kernels they choose, batched as triton batches.
+batcher="--max-batch 16 --queue-delay-us 100"
+
+# serve_setups DB POLICY: sets the global associative array `setup` (set-up name -> `crmap serve` flags) to the
+# set-ups the experiments compare, reading kernels from the tuning database DB and the policy file POLICY.
+serve_setups() {
+  declare -gA setup=(
+    [default]="--mode default"
+    [triton]="--mode triton"
+    [static+b]="--mode static --db $1 $batcher"
+    [policy]="--mode policy --policy $2"
+    [policy+b]="--mode policy --policy $2 $batcher"
+    [oracle+b]="--mode oracle --db $1 $batcher"
+    [libtorch]="--mode triton --executor libtorch"
+  )
+}
 
 # default_capacity OUT_JSON: bert_ffn served in the default mode (--thread-wait spin) with the whole trace
 # arriving at once (time scale 1e-9); its summary goes to OUT_JSON and its throughput (req/s) to stdout.

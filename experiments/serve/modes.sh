@@ -82,20 +82,9 @@ for load in 50 85; do
   poisson_stream "$work/smooth$load.jsonl" "$(python3 -c "print($load / 100 * $capacity)")" "$duration" 0 7
 done
 
-# The tuning database's runtime knobs are the defaults (batch 1, no delay: the kernel campaign does not tune
-# them), so static, policy and oracle also run with triton's batcher (+b): the kernels they choose, batched as
-# triton batches. `policy` alone shows the policy's own (untuned) batch limits; tune_runtime.sh tunes them
-# through serve and compares the tuned policy on a held-out stream.
-batcher="--max-batch 16 --queue-delay-us 100"
-declare -A setup=(
-  [default]="--mode default"
-  [triton]="--mode triton"
-  [static+b]="--mode static --db $db $batcher"
-  [policy]="--mode policy --policy $policy"
-  [policy+b]="--mode policy --policy $policy $batcher"
-  [oracle+b]="--mode oracle --db $db $batcher"
-  [libtorch]="--mode triton --executor libtorch"
-)
+# `policy` alone shows the policy's own (untuned) batch limits; tune_runtime.sh tunes them through serve and
+# compares the tuned policy on a held-out stream. The set-ups and their flags: serve_setups in lib.sh.
+serve_setups "$db" "$policy"
 order=(default triton static+b policy policy+b oracle+b libtorch)
 read -r -a loads <<<"${LOADS:-50 85 burst smooth50 smooth85}"
 for ((r = 0; r < rounds; ++r)); do

@@ -30,11 +30,12 @@ trap 'rm -rf "$work"' EXIT
 read -r -a workloads <<<"${WORKLOADS:-$(python3 -c "
 import json, sys; print(' '.join(w['name'] for w in json.load(open(sys.argv[1]))))" "$work/workloads.json")}"
 
-batcher="--max-batch 16 --queue-delay-us 100"
+# shellcheck source=experiments/serve/lib.sh
+source "$root/experiments/serve/lib.sh"
+serve_setups "" ""  # the set-ups' names, to check MODES
 read -r -a order <<<"${MODES:-default triton static+b policy policy+b oracle+b libtorch}"
-declare -A known=([default]=1 [triton]=1 [static+b]=1 [policy]=1 [policy+b]=1 [oracle+b]=1 [libtorch]=1)
 for name in "${order[@]}"; do
-  [ -n "${known[$name]:-}" ] || { echo "scenarios.sh: unknown set-up '$name' in MODES; known: ${!known[*]}" >&2; exit 2; }
+  [ -n "${setup[$name]:-}" ] || { echo "scenarios.sh: unknown set-up '$name' in MODES; known: ${!setup[*]}" >&2; exit 2; }
 done
 
 for w in "${workloads[@]}"; do
@@ -64,15 +65,7 @@ for ((r = 0; r < rounds; ++r)); do
 import json, sys
 for w in json.load(open(sys.argv[1])):
     if w['name'] == sys.argv[2]: print(w['scenarios'][0]['name'])" "$work/workloads.json" "$w")
-    declare -A setup=(
-      [default]="--mode default"
-      [triton]="--mode triton"
-      [static+b]="--mode static --db $db $batcher"
-      [policy]="--mode policy --policy $policy"
-      [policy+b]="--mode policy --policy $policy $batcher"
-      [oracle+b]="--mode oracle --db $db $batcher"
-      [libtorch]="--mode triton --executor libtorch"
-    )
+    serve_setups "$db" "$policy"
     for ((i = 0; i < ${#order[@]}; ++i)); do
       name=${order[$(((i + r) % ${#order[@]}))]}
       # shellcheck disable=SC2086

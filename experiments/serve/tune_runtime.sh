@@ -52,17 +52,10 @@ import json; d = json.load(open('$work/tuning.json')); b = d['settings'][d['best
 print(b['placement'], b['chunk'])")
 
 echo "== the held-out stream ($check_rounds rounds)" >&2
-batcher="--max-batch 16 --queue-delay-us 100"
-declare -A setup=(
-  [default]="--mode default"
-  [triton]="--mode triton"
-  [policy]="--mode policy --policy $policy"
-  [policy+b]="--mode policy --policy $policy $batcher"
-  [policy+t]="--mode policy --policy $work/tuned.policy --chunk $chunk"
-  [libtorch]="--mode triton --executor libtorch"
-  [triton+c]="--mode triton --chunk $chunk"
-  [libtorch+c]="--mode triton --executor libtorch --chunk $chunk"
-)
+serve_setups "" "$policy"  # lib.sh; and the tuned policy, and the peers with its chunk:
+setup[policy+t]="--mode policy --policy $work/tuned.policy --chunk $chunk"
+setup[triton+c]="--mode triton --chunk $chunk"
+setup[libtorch+c]="--mode triton --executor libtorch --chunk $chunk"
 order=(default triton policy policy+b policy+t libtorch)
 [ "$chunk" != 0 ] && order+=(triton+c libtorch+c)
 echo "tuned: placement $placement (from the policy), chunk $chunk" >&2
