@@ -175,16 +175,16 @@ Result<PlanCache::Lease> PlanCache::Acquire(const Config& config, const Dims& di
       it = entries_.find(key);
     }
     if (it != entries_.end() && it->second.state == Entry::State::kCompiling) {
-      // Meanwhile, any ready plan of the same dims and owner.
-      for (auto& [k, e] : entries_) {
-        if (!substitute) break;
-        if (e.state == Entry::State::kReady && e.dims == dims && e.owner == owner) {
-          e.last_used = ++clock_;
-          ++stats_.substitutions;
-          LeaseLocked(owner, k);
-          return Lease{e.plan.get(), space_.ToString(e.config), true, 0};
+      // Meanwhile (unless a warm-up), any ready plan of the same dims and owner.
+      if (substitute)
+        for (auto& [k, e] : entries_) {
+          if (e.state == Entry::State::kReady && e.dims == dims && e.owner == owner) {
+            e.last_used = ++clock_;
+            ++stats_.substitutions;
+            LeaseLocked(owner, k);
+            return Lease{e.plan.get(), space_.ToString(e.config), true, 0};
+          }
         }
-      }
       waited = true;
       changed_.wait(lock, [&] {
         auto found = entries_.find(key);

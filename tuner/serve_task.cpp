@@ -25,6 +25,7 @@
 #include "tuner/config_scores.h"
 #include "tuner/nearest_shape.h"
 #include "tuner/policy_trainer.h"
+#include "tuner/text_table.h"
 #include "tuner/tuning_db.h"
 
 namespace crmap {
@@ -138,17 +139,26 @@ Result<std::vector<Dims>> WarmupShapes(const Workload& workload, const std::stri
   return shapes;
 }
 
-std::vector<Dims> DecidedPlanWarmups(const Workload& workload, serve::Decider& decider, const Dims& first) {
+std::vector<serve::Warmup> DecidedPlanWarmups(const Workload& workload, const SearchSpace& space,
+                                              serve::Decider& decider, const Dims& first) {
   const std::string& dim = workload.batch_dim();
   if (dim.empty()) return {};
   Dims dims = first.empty() ? workload.TypicalDims() : first;
-  std::set<std::pair<std::string, Dims>> seen;
-  std::vector<Dims> warmups;
+  std::set<std::pair<std::string, Dims>> seen;  // (plan key, bucket)
+  std::vector<serve::Warmup> warmups;
   for (int64_t value = workload.dims().at(dim).min; value <= workload.dims().at(dim).max; ++value) {
     dims[dim] = value;
-    if (seen.insert({decider.Decide(dims, 0).config, BucketDims(workload, dims)}).second) warmups.push_back(dims);
+    std::string config = decider.Decide(dims, 0).config;
+    auto parsed = space.Parse(config);  // a config this space cannot read is its own plan (the executor says why)
+    const std::string plan = parsed.ok() ? space.PlanKey(*parsed) : config;
+    if (seen.insert({plan, BucketDims(workload, dims)}).second) warmups.push_back({dims, std::move(config)});
   }
   return warmups;
+}
+
+size_t PlanCacheSizeFor(size_t configured, size_t warmups, size_t executors) {
+  if (warmups == 0) return configured;
+  return std::max(configured, (warmups + 1) * executors);  // and one plan more each to run beside them
 }
 
 Status CheckServeTaskOptions(const ServeTaskOptions& o) {
@@ -258,8 +268,21 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
       : (o.executor == "onednn" && decided_placement == "per_core") ? "per_core" : "shared";
 
   // Executors: one on all cores, or one pinned single-threaded executor per allowed cpu.
+  // Warm-ups, decided before the cache is sized: every executor compiles its own plans of them.
+  std::vector<serve::Warmup> warmups;
+  const Dims first_dims = stream.requests.empty() ? Dims{} : stream.requests.front().dims;
+  if (o.warmup_shapes == "buckets") {
+    warmups = DecidedPlanWarmups(workload, space, *decider, first_dims);
+  } else if (!o.warmup_shapes.empty()) {
+    CRMAP_ASSIGN_OR_RETURN(std::vector<Dims> shapes, WarmupShapes(workload, o.warmup_shapes, first_dims));
+    for (Dims& dims : shapes) warmups.push_back({std::move(dims), ""});
+  }
+  const std::vector<int> cpus = placement == "per_core" ? AllowedCpus() : std::vector<int>{};
   PlanCacheOptions plan_options = o.plans;
   plan_options.background_compile = o.background_compile;
+  const size_t executors_of_plans = std::max<size_t>(cpus.size(), 1);
+  plan_options.max_plans =
+      PlanCacheSizeFor(plan_options.max_plans, warmups.size() + (o.warmup ? 1 : 0), executors_of_plans);
   PlanCache cache(workload, space, plan_options);
   std::vector<std::unique_ptr<serve::Executor>> executors;
   std::vector<serve::Executor*> executor_ptrs;
@@ -268,7 +291,7 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
   } else if (placement == "shared") {
     executors.push_back(std::make_unique<PlanExecutor>(space, workload, &cache, DetectHost().cores, -1));
   } else {
-    for (int cpu : AllowedCpus()) executors.push_back(std::make_unique<PlanExecutor>(space, workload, &cache, 1, cpu));
+    for (int cpu : cpus) executors.push_back(std::make_unique<PlanExecutor>(space, workload, &cache, 1, cpu));
   }
   for (auto& e : executors) executor_ptrs.push_back(e.get());
 
@@ -302,12 +325,7 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
     server.rule = serve::BatchRule{workload.batch_dim(), workload.dims().at(workload.batch_dim()).max, o.chunk};
   server.duration_us = o.duration_s * 1e6;
   server.warmup = o.warmup;
-  const Dims first_dims = stream.requests.empty() ? Dims{} : stream.requests.front().dims;
-  if (o.warmup_shapes == "buckets") {
-    server.warmup_dims = DecidedPlanWarmups(workload, *decider, first_dims);
-  } else if (!o.warmup_shapes.empty()) {
-    CRMAP_ASSIGN_OR_RETURN(server.warmup_dims, WarmupShapes(workload, o.warmup_shapes, first_dims));
-  }
+  server.warmups = warmups;
   server.on_stop = o.on_stop == "reject" ? serve::OnStop::kRejectQueued : serve::OnStop::kFinishQueued;
   server.stop = o.stop;
   server.on_progress = [&](const serve::ServeProgress& p) {
@@ -383,6 +401,12 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
   report.summary = serve::Summarize(result, o.slo_ms);
   report.source = stream.report;
   report.plans = cache.stats();
+  if (!warmups.empty() && report.plans.evictions > 0)
+    spdlog::warn("the plan cache (at most {} plans, --plan-memory-mb {}) evicted {} plans in a run that warmed {} "
+                 "per executor: warm plans may have been compiled again under traffic (the run compiled {} plans, "
+                 "{} resident at the end)",
+                 plan_options.max_plans, plan_options.memory_budget_bytes >> 20, report.plans.evictions,
+                 warmups.size(), report.plans.compiles, HumanBytes(report.plans.bytes));
   report.served_latency_us = std::move(served_latency_us);
   const HostInfo& host = DetectHost();
   Json json = serve::SummaryJson(report.summary);

@@ -57,7 +57,7 @@ struct ServeTaskOptions {
   bool warmup = true;             // compile the first request's plan on every executor before arrivals start
   // More shapes to warm up before arrivals start, on every executor, at the config decided there: a list like
   // "tokens=1;tokens=64", or "buckets" (DecidedPlanWarmups: every plan bucket of the summing dim,
-  // backend/plan_executor.h's BucketDims, at every config the decider answers within it). "" none.
+  // backend/plan_executor.h's BucketDims, once per plan the decider answers within it). "" none.
   std::string warmup_shapes;
   PlanCacheOptions plans;
   std::string telemetry_path;     // per-request JSON Lines ("" none)
@@ -81,16 +81,23 @@ struct ServeTaskOptions {
 Result<std::vector<Dims>> WarmupShapes(const Workload& workload, const std::string& warmup_shapes, const Dims& first);
 
 // "buckets" as serve runs it: asks `decider` at every value of the summing dim (the other dims at `first`'s) and
-// returns one dims per distinct (decided config, plan bucket), the smallest value of each — every plan a run of
-// that decider can ask for, so a policy that answers differently within a bucket has each of its answers
-// compiled. Empty for a workload without a summing dim.
-std::vector<Dims> DecidedPlanWarmups(const Workload& workload, serve::Decider& decider, const Dims& first);
+// returns one warm-up per distinct (plan, plan bucket) with the config decided there, at the smallest value of
+// each — every plan a run of that decider can ask for, so a policy that answers differently within a bucket has
+// each of its answers compiled; configs that differ only in runtime knobs share a plan and are warmed once. The
+// server runs them as given (it does not ask again). Empty for a workload without a summing dim.
+std::vector<serve::Warmup> DecidedPlanWarmups(const Workload& workload, const SearchSpace& space,
+                                              serve::Decider& decider, const Dims& first);
+
+// The plan cache's count bound for a run with `warmups` warm-ups (the first request's included) on each of
+// `executors` executors (plans are per executor): `configured`, raised when needed to hold every executor's
+// warm-ups and one plan more each, so that warming one executor does not evict another's warm plans.
+size_t PlanCacheSizeFor(size_t configured, size_t warmups, size_t executors);
 
 struct ServeTaskReport {
   serve::ServeSummary summary;
   serve::SourceReport source;
   PlanCacheStats plans;
-  // With collect_served_latencies, per request released, in the order their fates were known: a completed
+  // With collect_served_latencies, per request released, in the order they were recorded (ServerOptions::on_record's): a completed
   // one's latency; +inf for one rejected (queue full, timeout, shutdown) or failed; one the source rejected as
   // out of range is not listed. Runtime tuning pools these.
   std::vector<double> served_latency_us;

@@ -1,6 +1,17 @@
-# Shared by the experiments/serve scripts (sourced, not run): the set-ups they compare, the default mode's capacity
-# on the Azure code trace and Poisson request streams of the trace's token sizes. Needs $crmap and $csv set by the
-# caller.
+# Shared by the experiments/serve scripts (sourced, not run): this host's bert_ffn tuning files, the set-ups they
+# compare, the default mode's capacity on the Azure code trace and Poisson request streams of the trace's token
+# sizes. Needs $crmap, $root and $csv set by the caller.
+
+# ffn_tuning_files SCRIPT: sets isa, db and policy to this ISA's bert_ffn tuning files (experiments/serve/tune_ffn.sh
+# writes them); exits 2 naming SCRIPT when one is missing.
+ffn_tuning_files() {
+  isa=$("$crmap" version | sed -n 's/.*isa \([a-z0-9_]*\).*/\1/p')
+  db="$root/experiments/serve/results/bert_ffn.$isa.jsonl"
+  policy="$root/experiments/serve/results/bert_ffn.$isa.policy"
+  for f in "$db" "$policy"; do
+    [ -s "$f" ] || { echo "$1: $f missing: run experiments/serve/tune_ffn.sh on this host first" >&2; exit 2; }
+  done
+}
 
 # Triton's usual dynamic batcher (max batch 16, 100 us delay): the tuning database's runtime knobs are the defaults
 # (batch 1, no delay: a kernel campaign does not tune them), so static, policy and oracle also run with this

@@ -26,14 +26,9 @@ rounds=${1:-3}
 slo_ms=${2:-10}
 duration=${3:-12}
 csv="$root/../shared/datasets/azure_llm_2023/AzureLLMInferenceTrace_code.csv"
-isa=$("$crmap" version | sed -n 's/.*isa \([a-z0-9_]*\).*/\1/p')
-db="$root/experiments/serve/results/bert_ffn.$isa.jsonl"
-policy="$root/experiments/serve/results/bert_ffn.$isa.policy"
-for f in "$db" "$policy"; do
-  [ -s "$f" ] || { echo "modes.sh: $f missing: run experiments/serve/tune_ffn.sh on this host first" >&2; exit 2; }
-done
 # shellcheck source=experiments/serve/lib.sh
 source "$root/experiments/serve/lib.sh"
+ffn_tuning_files modes.sh
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$crmap" version

@@ -43,7 +43,7 @@ Json ChromeTrace(const ServeResult& result) {
     events.push_back({{"ph", "e"}, {"cat", "request"}, {"name", name}, {"id", r.id}, {"pid", kPid},
                       {"tid", kRequestTrack}, {"ts", std::max(r.end_us, r.arrival_us)}});
     depth_changes.emplace_back(r.arrival_us, +1);
-    const bool started = r.outcome != Outcome::kRejected;
+    const bool started = r.outcome != Outcome::kRejected || r.start_us > 0;  // rejected between chunks
     depth_changes.emplace_back(started ? r.start_us : std::max(r.end_us, r.arrival_us), -1);
   }
   for (const BatchRecord& b : result.batch_records) {

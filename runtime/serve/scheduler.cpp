@@ -35,6 +35,11 @@ ServingKey KeyOf(const QueuedRequest& q, int priority) {
   return {q.delayed, priority, q.enqueued_us, q.request.id};
 }
 
+// A queued request's rejection, with what its chunks already ran.
+Rejection RejectionOf(const QueuedRequest& q, RejectReason reason, double now_us) {
+  return Rejection{q.request, reason, now_us, q.first_start_us, q.compile_wait_us};
+}
+
 }  // namespace
 
 Scheduler::Scheduler(std::vector<StreamSettings> streams, BatchRule rule)
@@ -72,7 +77,7 @@ std::vector<Rejection> Scheduler::Expire(double now_us) {
     std::deque<QueuedRequest>& queue = queues_[s];
     if (policy.timeout_action == TimeoutAction::kReject) {
       while (!queue.empty() && queue.front().enqueued_us + policy.timeout_us <= now_us) {
-        rejected.push_back(Rejection{queue.front().request, RejectReason::kTimeout, now_us});
+        rejected.push_back(RejectionOf(queue.front(), RejectReason::kTimeout, now_us));
         queue.pop_front();
         --depth_;
       }
@@ -256,7 +261,7 @@ void Scheduler::Requeue(QueuedRequest request, int64_t chunk, double now_us) {
 std::vector<Rejection> Scheduler::Drain(double now_us) {
   std::vector<Rejection> rejected;
   for (auto& queue : queues_) {
-    for (const QueuedRequest& q : queue) rejected.push_back(Rejection{q.request, RejectReason::kShutdown, now_us});
+    for (const QueuedRequest& q : queue) rejected.push_back(RejectionOf(q, RejectReason::kShutdown, now_us));
     queue.clear();
   }
   depth_ = 0;

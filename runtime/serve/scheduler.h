@@ -91,6 +91,10 @@ struct Rejection {
   ServeRequest request;
   RejectReason reason;
   double at_us = 0;
+  // A chunked request rejected after some of its chunks ran (a timeout or shutdown while requeued): when its
+  // first chunk started (-1: none ran) and its chunks' compile waits.
+  double first_start_us = -1;
+  double compile_wait_us = 0;
 };
 
 class Scheduler {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <unordered_map>
 
@@ -53,14 +54,16 @@ class Run {
     std::condition_variable start_changed;
     size_t warm = 0;
     bool started = false;
-    std::vector<std::pair<Dims, std::string>> warmups;  // dims, the config decided there
-    if (options_.warmup && !stream_.requests.empty()) warmups.emplace_back(FirstRunDims(stream_.requests.front().dims), "");
-    for (const Dims& dims : options_.warmup_dims) warmups.emplace_back(dims, "");
-    for (auto& [dims, config] : warmups) config = decider_.Decide(dims, 0).config;
+    std::vector<Warmup> warmups;
+    if (options_.warmup && !stream_.requests.empty())
+      warmups.push_back(Warmup{FirstRunDims(stream_.requests.front().dims), ""});
+    warmups.insert(warmups.end(), options_.warmups.begin(), options_.warmups.end());
+    for (Warmup& w : warmups)
+      if (w.config.empty()) w.config = decider_.Decide(w.dims, 0).config;
     std::vector<std::thread> dispatchers;
     for (Executor* executor : executors)
       dispatchers.emplace_back([&, executor] {
-        for (const auto& [dims, config] : warmups) (void)executor->Warm(dims, config);
+        for (const Warmup& w : warmups) (void)executor->Warm(w.dims, w.config);
         {
           std::unique_lock<std::mutex> lock(start_mutex);
           ++warm;
@@ -111,7 +114,11 @@ class Run {
     return dims;
   }
 
+  // From the generator thread: folds the rejections deferred at arrival when the records are free, and reports
+  // progress every progress_interval_us (or when forced) without waiting for the records while arrivals go on
+  // (a busy record lock reports the last recent p99 again).
   void Progress(bool force) {
+    if (!rejected_at_arrival_.empty()) FinishAtArrival(std::nullopt, /*flush=*/false);
     if (!options_.on_progress) return;
     const double now = NowUs();
     if (!force && now < next_progress_us_) return;
@@ -126,13 +133,23 @@ class Run {
       p.queue_depth = scheduler_.depth();
     }
     std::vector<double> recent;
+    bool read_recent = false;
     {
-      std::lock_guard<std::mutex> lock(record_mutex_);
-      p.done = done_;
-      recent = recent_latency_us_;
+      std::unique_lock<std::mutex> lock(record_mutex_, std::defer_lock);
+      if (force) {
+        lock.lock();
+      } else {
+        (void)lock.try_lock();
+      }
+      read_recent = lock.owns_lock();
+      if (read_recent) recent = recent_latency_us_;
     }
-    std::sort(recent.begin(), recent.end());
-    p.recent_p99_us = Percentile(recent, 0.99);
+    if (read_recent) {
+      std::sort(recent.begin(), recent.end());
+      last_recent_p99_us_ = Percentile(recent, 0.99);
+    }
+    p.done = done_.load();
+    p.recent_p99_us = last_recent_p99_us_;
     options_.on_progress(p);
   }
 
@@ -167,10 +184,11 @@ class Run {
         ++released_;
         arrivals_seen_.fetch_add(1, std::memory_order_release);
       }
-      if (rejected) Finish({*rejected});
+      if (rejected) FinishAtArrival(*rejected, /*flush=*/false);
       wake_.notify_all();
       Progress(false);
     }
+    if (!rejected_at_arrival_.empty()) FinishAtArrival(std::nullopt, /*flush=*/true);
     {
       std::lock_guard<std::mutex> lock(mutex_);
       arrivals_done_ = true;
@@ -204,15 +222,41 @@ class Run {
     if (rejections.empty()) return;
     std::vector<RequestRecord> records;
     records.reserve(rejections.size());
-    for (const Rejection& rejection : rejections) {
-      RequestRecord r = TakeInFlight(rejection.request.id);
-      r.end_us = rejection.at_us;
-      r.outcome = Outcome::kRejected;
-      r.reason = rejection.reason;
-      records.push_back(std::move(r));
-    }
+    for (const Rejection& rejection : rejections) records.push_back(Rejected(rejection));
     std::lock_guard<std::mutex> lock(record_mutex_);
     for (RequestRecord& r : records) Done(std::move(r));
+  }
+
+  // Records a rejection at arrival from the generator thread without waiting for record_mutex_: while a dispatcher
+  // holds it (folding a batch, handing records out), the record waits in rejected_at_arrival_ and goes at the
+  // generator's next pass that finds the lock free (every arrival and every sleep slice, through Progress), or
+  // with `flush` (which waits) once arrivals are over.
+  void FinishAtArrival(const std::optional<Rejection>& rejection, bool flush) {
+    if (rejection) rejected_at_arrival_.push_back(Rejected(*rejection));
+    std::unique_lock<std::mutex> lock(record_mutex_, std::defer_lock);
+    if (flush) {
+      lock.lock();
+    } else if (!lock.try_lock()) {
+      return;
+    }
+    for (RequestRecord& r : rejected_at_arrival_) Done(std::move(r));
+    rejected_at_arrival_.clear();
+  }
+
+  // A rejected request's record, out of the in-flight table. One whose chunks had started keeps that start: its
+  // queue wait runs to it, its service from it to the rejection.
+  RequestRecord Rejected(const Rejection& rejection) {
+    RequestRecord r = TakeInFlight(rejection.request.id);
+    r.end_us = rejection.at_us;
+    r.outcome = Outcome::kRejected;
+    r.reason = rejection.reason;
+    if (rejection.first_start_us >= 0) {
+      r.start_us = rejection.first_start_us;
+      r.queue_wait_us = r.start_us - r.arrival_us;
+      r.service_us = r.end_us - r.start_us;
+      r.compile_wait_us = rejection.compile_wait_us;
+    }
+    return r;
   }
 
   // A released request's record, out of the in-flight table.
@@ -387,13 +431,13 @@ class Run {
       r.queue_wait_us = r.start_us - r.arrival_us;
       r.compile_wait_us = q.compile_wait_us + execution.compile_wait_us;
       r.service_us = end - r.start_us;
-      r.batch_id = batch_id;
-      r.batch_size = static_cast<int>(batch.requests.size());
-      r.executor = name;
-      r.config = run.config;
-      r.plan = execution.config_run;
-      r.substituted = execution.substituted;
-      r.source = run.source;
+      r.batch_id = b.id;  // the batch's own record says the rest
+      r.batch_size = b.size;
+      r.executor = b.executor;
+      r.config = b.config;
+      r.plan = b.plan;
+      r.substituted = b.substituted;
+      r.source = b.source;
       r.generation = run.generation;
       r.outcome = execution.status.ok() ? Outcome::kCompleted : Outcome::kFailed;
       if (!execution.status.ok()) r.error = execution.status.message();
@@ -432,12 +476,14 @@ class Run {
 
   std::mutex in_flight_mutex_;  // in_flight_ alone; never held with another lock
   std::unordered_map<int64_t, RequestRecord> in_flight_;  // released, fate not yet known; by request id
+  std::vector<RequestRecord> rejected_at_arrival_;  // the generator thread's alone (FinishAtArrival)
+  double last_recent_p99_us_ = 0;                    // the generator thread's alone (Progress)
   std::mutex record_mutex_;  // the members below it, on_record, on_batch
   RunStatistics statistics_;
   std::vector<RequestRecord> kept_;  // with keep_records
   std::vector<BatchRecord> kept_batches_;  // with keep_records
   int64_t batched_requests_ = 0;
-  int64_t done_ = 0;
+  std::atomic<int64_t> done_{0};  // written under record_mutex_, read anywhere
   static constexpr size_t kRecentWindow = 1000;
   std::vector<double> recent_latency_us_;  // the last kRecentWindow completed latencies (a ring)
   size_t recent_next_ = 0;

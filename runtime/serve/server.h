@@ -107,7 +107,7 @@ struct RequestRecord {
   Dims dims;
   double scheduled_us = 0;   // the stream's timestamp
   double arrival_us = 0;     // when the generator released it (the latency clock starts here)
-  double start_us = 0;       // its batch started (0 for a rejection)
+  double start_us = 0;       // its batch started (0 for a rejection, unless chunks of it had run: the first's)
   double end_us = 0;         // completed, failed or rejected
   double queue_wait_us = 0;  // start - arrival
   double compile_wait_us = 0;
@@ -158,6 +158,13 @@ struct ServeProgress {
 
 enum class OnStop { kFinishQueued, kRejectQueued };
 
+// One warm-up run: `config` at `dims`; an empty config is the one the decider answers at `dims` (asked once, before
+// the first arrival).
+struct Warmup {
+  Dims dims;
+  std::string config;
+};
+
 struct ServerOptions {
   std::vector<StreamSettings> streams;  // per stream id (request.stream); empty: one default stream
   BatchRule rule;
@@ -168,14 +175,16 @@ struct ServerOptions {
   // team created before the clock starts, as a server loads its models before it takes traffic. The warm-up's
   // decisions are the decider's like any (a hook counts them).
   bool warmup = false;
-  // Before the first arrival too (with or without `warmup`): every executor runs the config decided at each of
-  // these dims, untimed and unrecorded — the buckets a run will use compiled before it takes traffic, as a
-  // Triton model's warm-up samples are run at load.
-  std::vector<Dims> warmup_dims;
+  // Before the first arrival too (with or without `warmup`): every executor runs each of these, untimed and
+  // unrecorded — the buckets a run will use compiled before it takes traffic, as a Triton model's warm-up samples
+  // are run at load.
+  std::vector<Warmup> warmups;
   const std::atomic<bool>* stop = nullptr;  // raised: stop arrivals now
   double progress_interval_us = 1e6;
   std::function<void(const ServeProgress&)> on_progress;  // from the generator thread
-  // Called for every request as its fate is known (from dispatcher and generator threads, serialised).
+  // Called for every request as its fate is known (from dispatcher and generator threads, serialised); a
+  // rejection at arrival while a dispatcher holds the records follows within the generator's next pass (at most
+  // a sleep slice, 20 ms, after the lock is free), so records do not always come in the order of their end_us.
   std::function<void(const RequestRecord&)> on_record;
   // Called for every batch once it ran, before its requests' records (serialised with on_record).
   std::function<void(const BatchRecord&)> on_batch;

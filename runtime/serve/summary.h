@@ -2,9 +2,10 @@
 // service time; throughput and goodput (completed within the SLO per second); rejections by reason; per-stream
 // p99 and the fairness ratio; and the tail drivers: for the requests above the run's p95 latency, the share of
 // their latency spent queueing and waiting for a compile, the share that ran on an imbalanced executor, and the
-// share whose config came from a fallback. Read from the run's RunStatistics (run_statistics.h): exact for runs
-// of up to 65,536 requests, within 0.4% beyond (quantiles) and with the tail drawn at the p95's 0.8%-wide latency
-// bucket. Text and JSON (docs/serve.md documents the fields). Pure; thread-safe.
+// share whose config came from a fallback. Read from the run's RunStatistics (run_statistics.h): quantiles exact
+// for runs of up to 65,536 requests and within 0.4% beyond; the tail drivers, at any length, count the requests
+// in the 0.8%-wide latency buckets above the one holding the p95 (those in its own bucket are left out). Text
+// and JSON (docs/serve.md documents the fields). Pure; thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -24,8 +25,8 @@ struct StreamSummary {
   double p99_latency_us = 0;  // 0 when none completed
 };
 
-// The requests above the p95 latency (in the latency buckets above the p95's) and where their time went (shares
-// in [0, 1]).
+// The requests above the p95 latency (those in the latency buckets above the p95's: up to 0.8% above it) and
+// where their time went (shares in [0, 1]).
 struct TailDrivers {
   int64_t requests = 0;
   double queue_share = 0;       // sum of queue wait / sum of latency

@@ -29,7 +29,9 @@ TEST(WarmupShapesTest, BucketsCoverTheSummingDimsRangeOnePlanBucketEach) {
   EXPECT_EQ(shapes->back().at("tokens"), ffn.dims().at("tokens").max);
   for (size_t i = 0; i < shapes->size(); ++i) {
     EXPECT_EQ(BucketDims(ffn, (*shapes)[i]), (*shapes)[i]) << "a bucket's own dims";
-    if (i > 0) EXPECT_LT((*shapes)[i - 1].at("tokens"), (*shapes)[i].at("tokens"));
+    if (i > 0) {
+      EXPECT_LT((*shapes)[i - 1].at("tokens"), (*shapes)[i].at("tokens"));
+    }
   }
   // Every value of the range falls in one of them.
   for (int64_t tokens = 1; tokens <= ffn.dims().at("tokens").max; tokens += 37) {
@@ -67,19 +69,62 @@ class SplitDecider : public serve::Decider {
 
 TEST(WarmupShapesTest, BucketsAsServedWarmEveryDecidedPlanOfEveryBucket) {
   Workload ffn = BuiltIn("bert_ffn");
+  auto space = SearchSpace::Build(ffn);
+  ASSERT_TRUE(space.ok());
   auto buckets = WarmupShapes(ffn, "buckets", {});
   ASSERT_TRUE(buckets.ok());
   SplitDecider decider;
-  std::vector<Dims> warmups = DecidedPlanWarmups(ffn, decider, {{"tokens", 7}});
+  std::vector<serve::Warmup> warmups = DecidedPlanWarmups(ffn, *space, decider, {{"tokens", 7}});
   EXPECT_EQ(decider.asked, ffn.dims().at("tokens").max);  // every value once
   ASSERT_EQ(warmups.size(), buckets->size() + 1);
   std::set<std::pair<std::string, Dims>> plans;
-  for (const Dims& d : warmups) plans.insert({d.at("tokens") <= 100 ? "small" : "large", BucketDims(ffn, d)});
+  for (const serve::Warmup& w : warmups) {
+    EXPECT_EQ(w.config, w.dims.at("tokens") <= 100 ? "small" : "large") << "the config decided there, carried";
+    plans.insert({w.config, BucketDims(ffn, w.dims)});
+  }
   EXPECT_EQ(plans.size(), warmups.size()) << "each (config, bucket) once";
   const Dims bucket_of_100 = BucketDims(ffn, {{"tokens", 100}});
   EXPECT_EQ(plans.count({"small", bucket_of_100}), 1u);
   EXPECT_EQ(plans.count({"large", bucket_of_100}), 1u);
-  EXPECT_EQ(warmups.front(), (Dims{{"tokens", 1}}));  // the smallest value of each
+  EXPECT_EQ(warmups.front().dims, (Dims{{"tokens", 1}}));  // the smallest value of each
+}
+
+// Answers the default config with a batch limit that changes at 100 tokens: a runtime knob, the same plan.
+class RuntimeKnobDecider : public serve::Decider {
+ public:
+  explicit RuntimeKnobDecider(const SearchSpace& space) : space_(space) {}
+  serve::Decision Decide(const Dims& dims, int64_t) override {
+    Config config = space_.Default();
+    const int batch = space_.FindKnob("batch");
+    EXPECT_GE(batch, 0);
+    config.values[batch] = dims.at("tokens") <= 100 ? 0 : 1;
+    serve::Decision d;
+    d.config = space_.ToString(config);
+    return d;
+  }
+
+ private:
+  const SearchSpace& space_;
+};
+
+TEST(WarmupShapesTest, ConfigsThatDifferOnlyInRuntimeKnobsShareOneWarmUp) {
+  Workload ffn = BuiltIn("bert_ffn");
+  auto space = SearchSpace::Build(ffn);
+  ASSERT_TRUE(space.ok());
+  auto buckets = WarmupShapes(ffn, "buckets", {});
+  ASSERT_TRUE(buckets.ok());
+  RuntimeKnobDecider decider(*space);
+  std::vector<serve::Warmup> warmups = DecidedPlanWarmups(ffn, *space, decider, {});
+  EXPECT_EQ(warmups.size(), buckets->size()) << "one plan per bucket";
+}
+
+// Plans are per executor: the cache holds every executor's warm-ups and its first request's, whatever the cores.
+TEST(PlanCacheSizeForTest, RoomForEveryExecutorsWarmUps) {
+  EXPECT_EQ(PlanCacheSizeFor(64, 0, 64), 64u) << "nothing warmed: as configured";
+  EXPECT_EQ(PlanCacheSizeFor(64, 24, 2), 64u);
+  EXPECT_EQ(PlanCacheSizeFor(64, 33, 4), 34u * 4);
+  EXPECT_GE(PlanCacheSizeFor(64, 33, 16), 33u * 16 + 16);
+  EXPECT_EQ(PlanCacheSizeFor(200, 33, 4), 200u) << "never lowered";
 }
 
 TEST(WarmupShapesTest, BucketsNeedASummingDim) {

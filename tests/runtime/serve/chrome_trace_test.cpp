@@ -75,5 +75,25 @@ TEST(ChromeTraceTest, ASpanPerRequestASlicePerBatchAndTheQueueDepth) {
   EXPECT_EQ(depth, expected);
 }
 
+// A chunked request rejected between its chunks left the queue when its first chunk started, not at its rejection.
+TEST(ChromeTraceTest, ARequestRejectedBetweenChunksLeavesTheQueueAtItsFirstChunk) {
+  ServeResult result;
+  RequestRecord rejected;
+  rejected.id = 0;
+  rejected.arrival_us = 5;
+  rejected.start_us = 10;
+  rejected.end_us = 80;
+  rejected.outcome = Outcome::kRejected;
+  rejected.reason = RejectReason::kShutdown;
+  result.records = {rejected};
+  result.batch_records = {Ran(0, 10, 30, 1, "onednn", true)};
+  Json trace = ChromeTrace(result);
+  std::vector<std::pair<double, int>> depth;
+  for (const Json& e : trace["traceEvents"])
+    if (e["ph"] == "C") depth.emplace_back(e["ts"].get<double>(), e["args"]["depth"].get<int>());
+  const std::vector<std::pair<double, int>> expected = {{5, 1}, {10, 0}};
+  EXPECT_EQ(depth, expected);
+}
+
 }  // namespace
 }  // namespace crmap::serve

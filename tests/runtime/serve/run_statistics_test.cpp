@@ -84,6 +84,7 @@ TEST(LatencyDigestTest, BucketsAreOrderedAndTheirMiddlesFallInsideThem) {
     last = b;
     const double middle = LatencyDigest::BucketMiddle(b);
     EXPECT_NEAR(middle, v, v * (LatencyDigest::kBucketGrowth - 1)) << v;
+    EXPECT_EQ(LatencyDigest::BucketOf(middle), b) << "a bucket's middle is inside it: " << v;
   }
 }
 

@@ -147,23 +147,32 @@ TEST(SchedulerTest, ARequeuedChunkTimesOutFromItsRequeueAndDrainsLikeAnyRequest)
   ASSERT_FALSE(scheduler.Arrive(Request(0, 600), 0));
   auto first = scheduler.NextBatch(0, Limits(16, 0));
   ASSERT_TRUE(first);
-  scheduler.Requeue(first->requests.front(), first->chunk, 150);  // its arrival is 150 us old by now
+  QueuedRequest started = first->requests.front();
+  started.first_start_us = 20;  // as the server keeps it
+  started.compile_wait_us = 3;
+  scheduler.Requeue(started, first->chunk, 150);  // its arrival is 150 us old by now
   EXPECT_TRUE(scheduler.Expire(249).empty()) << "not timed out: 99 us since its requeue";
   auto expired = scheduler.Expire(250);
   ASSERT_EQ(expired.size(), 1u);
   EXPECT_EQ(expired[0].request.id, 0);
   EXPECT_EQ(expired[0].reason, RejectReason::kTimeout);
+  EXPECT_EQ(expired[0].first_start_us, 20) << "what its chunks ran goes with its rejection";
+  EXPECT_EQ(expired[0].compile_wait_us, 3);
   EXPECT_EQ(scheduler.depth(), 0);
 
   ASSERT_FALSE(scheduler.Arrive(Request(1, 600), 300));
   auto chunk = scheduler.NextBatch(300, Limits(16, 0));
   ASSERT_TRUE(chunk);
-  scheduler.Requeue(chunk->requests.front(), chunk->chunk, 310);
+  QueuedRequest second = chunk->requests.front();
+  second.first_start_us = 300;
+  scheduler.Requeue(second, chunk->chunk, 310);
   ASSERT_FALSE(scheduler.Arrive(Request(2, 5), 311));
   auto drained = scheduler.Drain(320);
   ASSERT_EQ(drained.size(), 2u);
   EXPECT_EQ(drained[0].request.id, 1);
   EXPECT_EQ(drained[0].reason, RejectReason::kShutdown);
+  EXPECT_EQ(drained[0].first_start_us, 300) << "a drained chunked request keeps its start too";
+  EXPECT_EQ(drained[1].first_start_us, -1) << "none of it ran";
   EXPECT_EQ(scheduler.depth(), 0);
 }
 

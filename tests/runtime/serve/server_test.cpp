@@ -52,6 +52,10 @@ class FixedDecider : public Decider {
     std::lock_guard<std::mutex> lock(mutex_);
     return observations_;
   }
+  uint64_t decisions() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return decisions_;
+  }
   std::map<std::string, int> observed() {
     std::lock_guard<std::mutex> lock(mutex_);
     return observed_;
@@ -81,6 +85,14 @@ class FakeExecutor : public Executor {
     e.compile_wait_us = compile_wait_us_;
     return e;
   }
+  // Records what it warmed, then runs it like a batch.
+  Execution Warm(const Dims& dims, const std::string& config) override {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      warmed_.push_back(Warmup{dims, config});
+    }
+    return Run(dims, config);
+  }
   // Spins (like a real team) until told to stop, at most 10 s; counts the calls and how each ended.
   double KeepWarm(double budget_us, const std::function<bool()>& stop_waiting) override {
     const auto start = std::chrono::steady_clock::now();
@@ -98,6 +110,7 @@ class FakeExecutor : public Executor {
   bool fail_ = false;
   double compile_wait_us_ = 0;  // reported by every run
   std::vector<Dims> ran_;
+  std::vector<Warmup> warmed_;
   int keep_warm_calls_ = 0, keep_warm_stopped_ = 0;
   std::vector<double> budgets_;
 
@@ -294,6 +307,53 @@ TEST(ServerTest, AFullQueueRejectsWhatArrivesWhileTheExecutorIsBusy) {
   EXPECT_LE(completed, 3);
 }
 
+// Arrivals go on while a dispatcher holds the records: its on_record waits until progress reports every request
+// released (at most 60 s), which it can only do if the rejections at arrival meanwhile did not wait for the
+// records. They are recorded later, once each, as rejected at their arrival.
+TEST(ServerTest, RejectionsAtArrivalNeverWaitForTheRecords) {
+  const int n = 60;
+  RequestStream stream = Stream(n, 2000);
+  FixedDecider decider(BatchLimits{1, 0});
+  FakeExecutor executor("fake", 0);
+  StreamSettings bounded;
+  bounded.policy.max_queue_size = 1;
+  ServerOptions options = KeepingRecords();
+  options.streams = {bounded};
+  options.progress_interval_us = 0;  // every pass of the arrival thread
+  std::mutex mutex;
+  std::condition_variable changed;
+  int64_t released = 0;
+  options.on_progress = [&](const ServeProgress& p) {
+    std::lock_guard<std::mutex> lock(mutex);
+    released = p.released;
+    changed.notify_all();
+  };
+  bool held = false, all_released_while_held = false;
+  std::map<int64_t, int> seen;
+  options.on_record = [&](const RequestRecord& r) {
+    ++seen[r.id];  // serialised by the server
+    if (held || r.outcome != Outcome::kCompleted) return;
+    held = true;
+    std::unique_lock<std::mutex> lock(mutex);
+    all_released_while_held = changed.wait_for(lock, std::chrono::seconds(60), [&] { return released == n; });
+  };
+  auto result = Serve(stream, decider, {&executor}, options);
+  ASSERT_TRUE(result.ok());
+  EXPECT_TRUE(all_released_while_held) << "arrivals waited for the records";
+  ExpectEveryRequestOnce(*result, stream);
+  EXPECT_EQ(static_cast<int>(seen.size()), n);
+  for (const auto& [id, times] : seen) EXPECT_EQ(times, 1) << "request " << id;
+  int refused = 0;
+  for (const RequestRecord& r : result->records) {
+    if (r.outcome != Outcome::kRejected) continue;
+    ++refused;
+    EXPECT_EQ(r.reason, RejectReason::kQueueFull);
+    EXPECT_DOUBLE_EQ(r.end_us, r.arrival_us) << "rejected as it arrived, whenever it was recorded";
+  }
+  EXPECT_GT(refused, 0);
+  EXPECT_EQ(result->statistics.rejected[static_cast<size_t>(RejectReason::kQueueFull)], refused);
+}
+
 TEST(ServerTest, AStopEndsArrivalsAndRejectsWhatIsQueuedWhenAskedTo) {
   RequestStream stream = Stream(400, 500);  // 200 ms of arrivals
   FixedDecider decider(BatchLimits{1, 0});
@@ -389,6 +449,10 @@ TEST(ServerTest, AStopBetweenChunksRejectsTheRestOfALongRequest) {
   ASSERT_EQ(chunked.id, 0);
   EXPECT_EQ(chunked.outcome, Outcome::kRejected);
   EXPECT_EQ(chunked.reason, RejectReason::kShutdown);
+  EXPECT_GT(chunked.start_us, 0) << "its first chunk ran: the record keeps when";
+  EXPECT_LE(chunked.start_us, chunked.end_us);
+  EXPECT_DOUBLE_EQ(chunked.queue_wait_us, chunked.start_us - chunked.arrival_us);
+  EXPECT_DOUBLE_EQ(chunked.service_us, chunked.end_us - chunked.start_us);
   EXPECT_EQ(result->statistics.failed, 0);
   int64_t tokens_run = 0;
   for (const Dims& d : executor.ran_) tokens_run += d.at("tokens");
@@ -466,7 +530,9 @@ TEST(ServerTest, AWarmUpWithChunksRunsTheFirstRequestsFirstChunk) {
   EXPECT_EQ(a.ran_.front().at("tokens"), 128);
 }
 
-// Warm-up shapes run on every executor before the clock starts, after the first request's, none of them recorded.
+// Warm-ups run on every executor before the clock starts, after the first request's, none of them recorded; a
+// warm-up without a config runs the one decided at its dims (asked once for all executors), one with a config
+// runs that without asking.
 TEST(ServerTest, WarmupShapesRunOnEveryExecutorBeforeTheFirstArrival) {
   RequestStream stream = Stream(10, 100);
   FixedDecider decider(BatchLimits{1, 0});
@@ -474,17 +540,24 @@ TEST(ServerTest, WarmupShapesRunOnEveryExecutorBeforeTheFirstArrival) {
   ServerOptions options = KeepingRecords();
   options.rule = BatchRule{"tokens", 4096};
   options.warmup = true;
-  options.warmup_dims = {{{"tokens", 64}}, {{"tokens", 128}}};
+  options.warmups = {Warmup{{{"tokens", 64}}, ""}, Warmup{{{"tokens", 128}}, "given"}};
   auto result = Serve(stream, decider, {&a, &b}, options);
   ASSERT_TRUE(result.ok());
   ExpectEveryRequestOnce(*result, stream);
   EXPECT_EQ(static_cast<int64_t>(a.ran_.size() + b.ran_.size()), result->batches + 2 * 3);
+  const std::string first = "tokens=" + std::to_string(stream.requests.front().dims.at("tokens"));
   for (const FakeExecutor* e : {&a, &b}) {
+    ASSERT_EQ(e->warmed_.size(), 3u);
+    EXPECT_EQ(e->warmed_[0].dims, stream.requests.front().dims);
+    EXPECT_EQ(e->warmed_[0].config, first);
+    EXPECT_EQ(e->warmed_[1].dims, (Dims{{"tokens", 64}}));
+    EXPECT_EQ(e->warmed_[1].config, "tokens=64");
+    EXPECT_EQ(e->warmed_[2].dims, (Dims{{"tokens", 128}}));
+    EXPECT_EQ(e->warmed_[2].config, "given");
     ASSERT_GE(e->ran_.size(), 3u);
-    EXPECT_EQ(e->ran_[0], stream.requests.front().dims);
-    EXPECT_EQ(e->ran_[1], (Dims{{"tokens", 64}}));
-    EXPECT_EQ(e->ran_[2], (Dims{{"tokens", 128}}));
+    EXPECT_EQ(e->ran_[0], stream.requests.front().dims) << "warm-ups before any batch";
   }
+  EXPECT_EQ(static_cast<int64_t>(decider.decisions()), result->batches + 2) << "one decision per batch, two warm-ups";
   EXPECT_GT(result->warmup_us, 0);
 
   // Without the first request's warm-up, the shapes alone.
