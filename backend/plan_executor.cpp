@@ -147,6 +147,33 @@ bool PlanCache::Leased(const std::string& key) const {
   return false;
 }
 
+std::map<std::string, PlanCache::Entry>::iterator PlanCache::SubstituteLocked(const Config& config, const Dims& dims,
+                                                                             const std::string& owner) {
+  const std::string& sum_dim = workload_.batch_dim();
+  auto sum_of = [&](const Dims& d) {
+    auto it = d.find(sum_dim);
+    return it == d.end() ? int64_t{0} : it->second;
+  };
+  // Whether `d` differs from `dims` only in a larger summing dim (its other dims equal).
+  auto holds = [&](const Dims& d) {
+    if (sum_dim.empty() || d.size() != dims.size() || sum_of(d) <= sum_of(dims)) return false;
+    for (const auto& [name, value] : dims)
+      if (name != sum_dim && (!d.count(name) || d.at(name) != value)) return false;
+    return true;
+  };
+  auto best = entries_.end();
+  for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+    const Entry& e = it->second;
+    if (e.state != Entry::State::kReady || e.owner != owner) continue;
+    if (e.dims == dims) return it;  // the same dims first, whatever its config
+    if (!holds(e.dims)) continue;
+    if (best == entries_.end() || sum_of(e.dims) < sum_of(best->second.dims) ||
+        (sum_of(e.dims) == sum_of(best->second.dims) && e.config == config))
+      best = it;
+  }
+  return best;
+}
+
 Result<PlanCache::Lease> PlanCache::Acquire(const Config& config, const Dims& dims, const std::string& owner,
                                             bool substitute) {
   const auto begin = std::chrono::steady_clock::now();
@@ -175,15 +202,14 @@ Result<PlanCache::Lease> PlanCache::Acquire(const Config& config, const Dims& di
       it = entries_.find(key);
     }
     if (it != entries_.end() && it->second.state == Entry::State::kCompiling) {
-      // Meanwhile (unless a warm-up), any ready plan of the same dims and owner.
+      // Meanwhile (unless a warm-up), a ready plan of the owner's that holds the batch (SubstituteLocked).
       if (substitute)
-        for (auto& [k, e] : entries_) {
-          if (e.state == Entry::State::kReady && e.dims == dims && e.owner == owner) {
-            e.last_used = ++clock_;
-            ++stats_.substitutions;
-            LeaseLocked(owner, k);
-            return Lease{e.plan.get(), space_.ToString(e.config), true, 0};
-          }
+        if (auto found = SubstituteLocked(wanted, dims, owner); found != entries_.end()) {
+          Entry& e = found->second;
+          e.last_used = ++clock_;
+          ++stats_.substitutions;
+          LeaseLocked(owner, found->first);
+          return Lease{e.plan.get(), space_.ToString(e.config), true, 0};
         }
       waited = true;
       changed_.wait(lock, [&] {

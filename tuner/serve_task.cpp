@@ -139,6 +139,51 @@ Result<std::vector<Dims>> WarmupShapes(const Workload& workload, const std::stri
   return shapes;
 }
 
+Result<std::vector<Dims>> ScenarioSupportShapes(const Workload& workload, const Scenario& scenario) {
+  std::set<Dims> buckets;
+  for (size_t i = 0; i < scenario.phases().size(); ++i) {
+    const std::vector<Dims> drawn =
+        SampleDistinct(scenario.phases()[i].distribution, kSupportDraws, 0x5eed0000 + i, kSupportDraws);
+    for (const Dims& shape : drawn) {
+      Dims dims = workload.TypicalDims();  // a dim the distribution leaves out runs at its typical value
+      for (const auto& [name, value] : shape) dims[name] = value;
+      buckets.insert(BucketDims(workload, dims));
+    }
+    if (buckets.size() > kMaxSupportShapes)
+      return Status::InvalidArgument("--warmup-shapes support: scenario " + scenario.name() + " draws more than " +
+                                     std::to_string(kMaxSupportShapes) + " plan buckets (by phase " +
+                                     scenario.phases()[i].name + "); list the shapes to warm instead");
+  }
+  // Headroom for batches that add requests up: per combination of the other dims, the summing dim's buckets
+  // above the largest drawn, up to twice it (a sum in between then runs on a larger warm plan, never waits).
+  const std::string& sum_dim = workload.batch_dim();
+  if (!sum_dim.empty()) {
+    std::map<Dims, int64_t> largest;  // the other dims -> the largest summing bucket drawn with them
+    for (const Dims& b : buckets) {
+      Dims others = b;
+      others.erase(sum_dim);
+      largest[others] = std::max(largest[others], b.at(sum_dim));
+    }
+    for (const auto& [others, top] : largest) {
+      Dims dims = others;
+      dims[sum_dim] = top * 2;
+      const int64_t limit = BucketDims(workload, dims).at(sum_dim);
+      for (int64_t value = top + 1; value <= limit;) {
+        dims[sum_dim] = value;
+        const Dims bucket = BucketDims(workload, dims);
+        buckets.insert(bucket);
+        value = bucket.at(sum_dim) + 1;
+      }
+    }
+    if (buckets.size() > kMaxSupportShapes)
+      return Status::InvalidArgument("--warmup-shapes support: scenario " + scenario.name() + " needs " +
+                                     std::to_string(buckets.size()) + " plan buckets with headroom for batching "
+                                     "(at most " + std::to_string(kMaxSupportShapes) +
+                                     "); list the shapes to warm instead");
+  }
+  return std::vector<Dims>(buckets.begin(), buckets.end());
+}
+
 std::vector<serve::Warmup> DecidedPlanWarmups(const Workload& workload, const SearchSpace& space,
                                               serve::Decider& decider, const Dims& first) {
   const std::string& dim = workload.batch_dim();
@@ -191,7 +236,14 @@ Status CheckServeTaskOptions(const ServeTaskOptions& o) {
     return Status::InvalidArgument("--chunk " + std::to_string(o.chunk) + " is beyond " + workload.batch_dim() +
                                    "'s range (at most " + std::to_string(workload.dims().at(workload.batch_dim()).max) +
                                    ")");
-  if (!o.warmup_shapes.empty()) CRMAP_RETURN_IF_ERROR(WarmupShapes(workload, o.warmup_shapes, {}).status());
+  if (o.warmup_shapes == "support") {
+    if (EndsWith(o.requests, ".csv") || EndsWith(o.requests, ".jsonl"))
+      return Status::InvalidArgument("--warmup-shapes support needs a scenario as --requests (its distributions "
+                                     "say which shapes to expect); " + o.requests +
+                                     " is a trace: list its shapes, or use buckets");
+  } else if (!o.warmup_shapes.empty()) {
+    CRMAP_RETURN_IF_ERROR(WarmupShapes(workload, o.warmup_shapes, {}).status());
+  }
   return Status::Ok();
 }
 
@@ -273,6 +325,10 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
   const Dims first_dims = stream.requests.empty() ? Dims{} : stream.requests.front().dims;
   if (o.warmup_shapes == "buckets") {
     warmups = DecidedPlanWarmups(workload, space, *decider, first_dims);
+  } else if (o.warmup_shapes == "support") {
+    CRMAP_ASSIGN_OR_RETURN(Scenario scenario, LoadScenario(o.requests, workload));
+    CRMAP_ASSIGN_OR_RETURN(std::vector<Dims> shapes, ScenarioSupportShapes(workload, scenario));
+    for (Dims& dims : shapes) warmups.push_back({std::move(dims), ""});
   } else if (!o.warmup_shapes.empty()) {
     CRMAP_ASSIGN_OR_RETURN(std::vector<Dims> shapes, WarmupShapes(workload, o.warmup_shapes, first_dims));
     for (Dims& dims : shapes) warmups.push_back({std::move(dims), ""});

@@ -19,6 +19,7 @@
 #include "backend/plan_executor.h"
 #include "common/json_fields.h"
 #include "common/status.h"
+#include "datasets/scenario.h"
 #include "runtime/serve/request_source.h"
 #include "runtime/serve/summary.h"
 #include "tuner/runtime_tuning.h"
@@ -56,8 +57,9 @@ struct ServeTaskOptions {
   bool background_compile = true;
   bool warmup = true;             // compile the first request's plan on every executor before arrivals start
   // More shapes to warm up before arrivals start, on every executor, at the config decided there: a list like
-  // "tokens=1;tokens=64", or "buckets" (DecidedPlanWarmups: every plan bucket of the summing dim,
-  // backend/plan_executor.h's BucketDims, once per plan the decider answers within it). "" none.
+  // "tokens=1;tokens=64", "buckets" (DecidedPlanWarmups: every plan bucket of the summing dim,
+  // backend/plan_executor.h's BucketDims, once per plan the decider answers within it), or "support" (a
+  // scenario source only: every plan bucket its phases' distributions draw, ScenarioSupportShapes). "" none.
   std::string warmup_shapes;
   PlanCacheOptions plans;
   std::string telemetry_path;     // per-request JSON Lines ("" none)
@@ -79,6 +81,17 @@ struct ServeTaskOptions {
 // dims). InvalidArgument naming the option for anything else than "buckets" or a list of shapes in range, or
 // "buckets" on a workload without a summing dim.
 Result<std::vector<Dims>> WarmupShapes(const Workload& workload, const std::string& warmup_shapes, const Dims& first);
+
+// "support": the distinct plan buckets (BucketDims) of kSupportDraws draws from each phase's distribution of
+// `scenario` (a fixed seed, apart from the stream's), in order — the shapes the scenario says to expect, as a
+// TensorRT optimisation profile or Triton's warm-up samples name them, not the requests it will send; a shape
+// rarer than ~1 in 4,000 draws of its phase may be left out. With headroom for batching: per combination of
+// the other dims, the summing dim's buckets above the largest drawn up to twice it (a batch adding up to less
+// runs on the next larger warm plan while its own compiles: PlanCache::Acquire). InvalidArgument, with the
+// count, past kMaxSupportShapes buckets.
+inline constexpr size_t kSupportDraws = 20000;
+inline constexpr size_t kMaxSupportShapes = 1024;
+Result<std::vector<Dims>> ScenarioSupportShapes(const Workload& workload, const Scenario& scenario);
 
 // "buckets" as serve runs it: asks `decider` at every value of the summing dim (the other dims at `first`'s) and
 // returns one warm-up per distinct (plan, plan bucket) with the config decided there, at the smallest value of

@@ -18,6 +18,10 @@ ffn_tuning_files() {
 # batcher (+b): the kernels they choose, batched as triton batches.
 batcher="--max-batch 16 --queue-delay-us 100"
 
+# Warm every plan bucket the scenario's distributions draw before the first arrival (docs/serve.md, --warmup-shapes
+# support), with room in the plan cache for them: a scenario source only.
+warm_support="--warmup-shapes support --plan-memory-mb 8192 --max-plans 1024"
+
 # serve_setups DB POLICY: sets the global associative array `setup` (set-up name -> `crmap serve` flags) to the
 # set-ups the experiments compare, reading kernels from the tuning database DB and the policy file POLICY.
 serve_setups() {
@@ -27,6 +31,7 @@ serve_setups() {
     [static+b]="--mode static --db $1 $batcher"
     [policy]="--mode policy --policy $2"
     [policy+b]="--mode policy --policy $2 $batcher"
+    [policy+b+w]="--mode policy --policy $2 $batcher $warm_support"
     [oracle+b]="--mode oracle --db $1 $batcher"
     [libtorch]="--mode triton --executor libtorch"
   )

@@ -6,8 +6,9 @@
 # {jsonl,policy} (a database there is resumed; delete both to tune again); then the scenario (requests drawn with
 # --seed 1, the same for every set-up) served by: default, triton (default plan, batch 16, 100 us), static+b (static
 # plan of the DB, triton's batcher), policy (the policy's own runtime knobs: untuned, batch 1), policy+b, oracle+b
-# (best tuned config of the nearest tuned shape) and libtorch (LibTorch eager, triton's batcher); every one with
-# --thread-wait spin.
+# (best tuned config of the nearest tuned shape), libtorch (LibTorch eager, triton's batcher) and, when MODES names
+# it, policy+b+w (policy+b with every plan bucket of the scenario's distributions warmed first: --warmup-shapes
+# support); every one with --thread-wait spin.
 # Interleaved over ROUNDS rounds (order rotated per round); figures are medians over rounds.
 # Prints per workload: p50/p95/p99 latency, goodput within SLO_MS, rejections, and the ratios the targets
 # name (libtorch p99 / policy+b p99, policy+b goodput / triton, policy+b p99 / oracle+b p99).

@@ -81,6 +81,34 @@ TEST_F(PlanCacheTest, WhileAPlanCompilesAReadyPlanOfTheSameDimsRunsInstead) {
   FAIL() << "the plan for b never became ready";
 }
 
+// With no ready plan of its own dims, a batch runs on the ready plan of the smallest larger summing dim whose
+// other dims are equal (padded further along the dim it adds up on); never on a smaller one or another seq.
+TEST(PlanCacheSubstituteTest, AReadyPlanOfALargerSummingDimRunsWhileTheExactOneCompiles) {
+  Workload attention = testing::MustLoad("bert_attention");  // batch sums, seq must match
+  SearchSpace space = testing::MustSpace(attention);
+  PlanCache cache(attention, space, PlanCacheOptions{});  // background compile
+  const Config a = space.PlanPart(space.Default());
+  auto eight = cache.Acquire(a, {{"batch", 8}, {"seq", 32}}, "e0");  // nothing ready: waits
+  ASSERT_TRUE(eight.ok()) << eight.status().ToString();
+  EXPECT_FALSE(eight->substituted);
+  auto sixteen = cache.Acquire(a, {{"batch", 16}, {"seq", 32}}, "e0");  // nothing larger ready: waits
+  ASSERT_TRUE(sixteen.ok());
+  EXPECT_FALSE(sixteen->substituted);
+  EXPECT_GT(sixteen->compile_wait_us, 0);
+  auto six = cache.Acquire(a, {{"batch", 6}, {"seq", 32}}, "e0");
+  ASSERT_TRUE(six.ok());
+  EXPECT_TRUE(six->substituted);
+  EXPECT_EQ(six->plan, eight->plan) << "the smallest larger one, not batch 16's";
+  EXPECT_EQ(six->compile_wait_us, 0);
+  auto other_seq = cache.Acquire(a, {{"batch", 4}, {"seq", 64}}, "e0");  // seq must match: waits
+  ASSERT_TRUE(other_seq.ok());
+  EXPECT_FALSE(other_seq->substituted);
+  EXPECT_GT(other_seq->compile_wait_us, 0);
+  auto other_owner = cache.Acquire(a, {{"batch", 2}, {"seq", 32}}, "e1");  // plans are per executor: waits
+  ASSERT_TRUE(other_owner.ok());
+  EXPECT_FALSE(other_owner->substituted);
+}
+
 // A warm-up wants the plan it asked for: it waits for the compile where a run would take a ready stand-in.
 TEST_F(PlanCacheTest, AWarmUpWaitsForItsPlanInsteadOfAStandIn) {
   PlanCache cache(workload_, space_, PlanCacheOptions{});  // background compile

@@ -106,6 +106,27 @@ assert d["plans"]["compiles"] == 12, d["plans"]
 assert d["compile_wait_us"]["max"] == 0, d["compile_wait_us"]
 assert d["completed"] == 400, d["completed"]
 '
+# --warmup-shapes support: every plan bucket the scenario's distribution draws (batch 1, 5 and 20: buckets 1, 6
+# and 24) and the headroom above the largest up to twice it (32, 48), compiled before the first arrival; a trace
+# has no distributions to read.
+cat >"$WORK/tiny_scenario.json" <<'JSON'
+{"format": "crmap.scenario/1", "name": "tiny_three_sizes", "workload": "tiny_mlp", "streams": 1,
+ "phases": [{"name": "mixed", "duration_s": 2, "rate_rps": 100,
+             "distribution": {"format": "crmap.distribution/1", "name": "three_sizes", "workload": "tiny_mlp",
+                              "dims": {"batch": {"type": "categorical", "values": [1, 5, 20],
+                                                 "weights": [0.5, 0.3, 0.2]}}}}]}
+JSON
+run "serve --warmup-shapes support" "$WORK/support.out" serve -w "$TINY" --requests "$WORK/tiny_scenario.json" \
+  --mode triton --max-batch 1 --warmup-shapes support --summary "$WORK/support.json"
+check "warm-up support: the 3 buckets drawn and 2 above compiled first, none waited for" json_check \
+  "$WORK/support.json" '
+assert d["plans"]["compiles"] == 5, d["plans"]
+assert d["compile_wait_us"]["max"] == 0, d["compile_wait_us"]
+assert d["completed"] == d["released"] > 100, (d["completed"], d["released"])
+'
+expect_bad "--warmup-shapes support on a trace" "needs a scenario" serve -w "$TINY" \
+  --requests "$WORK/trace.jsonl" --warmup-shapes support
+expect_bad "--max-plans out of range" "--max-plans" serve -w "$TINY" --requests "$WORK/trace.jsonl" --max-plans 0
 expect_bad "--warmup-shapes unknown" "allowed: buckets" serve -w "$TINY" --requests "$WORK/trace.jsonl" \
   --warmup-shapes everything
 expect_bad "--warmup-shapes out of range" "--warmup-shapes" serve -w "$TINY" --requests "$WORK/trace.jsonl" \

@@ -8,6 +8,8 @@
 
 #include "backend/plan_executor.h"
 #include "datasets/catalog.h"
+#include "datasets/scenario.h"
+#include "datasets/trace.h"
 
 namespace crmap {
 namespace {
@@ -53,6 +55,32 @@ TEST(WarmupShapesTest, AListIsCheckedAgainstTheRangesAndAnythingElseIsRefused) {
   auto unknown = WarmupShapes(ffn, "everything", {});
   ASSERT_FALSE(unknown.ok());
   EXPECT_NE(unknown.status().message().find("allowed: buckets"), std::string::npos) << unknown.status().message();
+}
+
+// "support": every plan bucket the scenario's phases draw, with headroom for batching, each a bucket's own
+// dims, once; the same list every time (its seed is fixed).
+TEST(WarmupShapesTest, SupportIsEveryPlanBucketAScenariosPhasesDraw) {
+  Workload attention = BuiltIn("bert_attention");
+  auto scenario = LoadScenario("bert_attention_short_to_long", attention);
+  ASSERT_TRUE(scenario.ok()) << scenario.status().ToString();
+  auto shapes = ScenarioSupportShapes(attention, *scenario);
+  ASSERT_TRUE(shapes.ok()) << shapes.status().ToString();
+  std::set<Dims> listed(shapes->begin(), shapes->end());
+  EXPECT_EQ(listed.size(), shapes->size()) << "each bucket once";
+  for (const Dims& d : *shapes) EXPECT_EQ(BucketDims(attention, d), d) << "a bucket's own dims";
+  // Every shape the stream sends (another seed than the support's) is warm.
+  for (const TraceRequest& request : GenerateTrace(*scenario, 7))
+    EXPECT_EQ(listed.count(BucketDims(attention, request.dims)), 1u) << DimsToText(request.dims);
+  // Headroom for batching: short queries come in batches of up to 8, so up to 16 (the range's max) is warm at
+  // each of their seqs; long contexts come one at a time, so up to 2.
+  for (int64_t seq = 8; seq <= 128; seq += 8)
+    EXPECT_EQ(listed.count({{"batch", 16}, {"seq", seq}}), 1u) << seq;
+  for (const Dims& d : *shapes)
+    if (d.at("seq") > 128) EXPECT_LE(d.at("batch"), 2) << DimsToText(d);
+  EXPECT_EQ(listed.count({{"batch", 2}, {"seq", 512}}), 1u);
+  auto again = ScenarioSupportShapes(attention, *scenario);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, *shapes);
 }
 
 // Answers config "small" up to 100 tokens and "large" above: the bucket holding 97..128 needs both plans.

@@ -59,10 +59,13 @@ void AddServeStreamOptions(cxxopts::Options& options) {
       ("slo-ms", "latency objective of goodput (0: none)", cxxopts::value<double>()->default_value("0"))
       ("no-warmup", "take the first request cold (by default its plan is compiled on every executor first)")
       ("warmup-shapes", "also compile these shapes' plans on every executor before arrivals: a list like "
-                        "tokens=1;tokens=64, or buckets (every plan bucket of the summing dim)",
+                        "tokens=1;tokens=64, buckets (every plan bucket of the summing dim), or support (a "
+                        "scenario's: every plan bucket its distributions draw)",
        cxxopts::value<std::string>())
       ("no-background-compile", "compile plans on the executor's thread (no substitution)")
-      ("plan-memory-mb", "memory budget of the plan cache", cxxopts::value<int64_t>()->default_value("2048"));
+      ("plan-memory-mb", "memory budget of the plan cache", cxxopts::value<int64_t>()->default_value("2048"))
+      ("max-plans", "plans the plan cache holds at most, per run (raised to hold every executor's warm-ups)",
+       cxxopts::value<int64_t>()->default_value("64"));
 }
 
 Status ReadServeStreamOptions(const cxxopts::ParseResult& args, ServeTaskOptions* task) {
@@ -90,7 +93,9 @@ Status ReadServeStreamOptions(const cxxopts::ParseResult& args, ServeTaskOptions
   auto duration = OptionInRange(args, "duration", 0.0, 1e7);
   auto slo = OptionInRange(args, "slo-ms", 0.0, 1e7);
   auto memory = OptionInRange<int64_t>(args, "plan-memory-mb", 1, 1 << 20);
-  for (const Status& s : {queue_size.status(), timeout.status(), duration.status(), slo.status(), memory.status()})
+  auto max_plans = OptionInRange<int64_t>(args, "max-plans", 1, 100000);
+  for (const Status& s : {queue_size.status(), timeout.status(), duration.status(), slo.status(), memory.status(),
+                          max_plans.status()})
     CRMAP_RETURN_IF_ERROR(s);
   task->max_queue_size = *queue_size;
   if (args.count("priorities")) {
@@ -104,6 +109,7 @@ Status ReadServeStreamOptions(const cxxopts::ParseResult& args, ServeTaskOptions
   task->warmup = args.count("no-warmup") == 0;
   if (args.count("warmup-shapes")) task->warmup_shapes = args["warmup-shapes"].as<std::string>();
   task->plans.memory_budget_bytes = *memory << 20;
+  task->plans.max_plans = static_cast<size_t>(*max_plans);
   return Status::Ok();
 }
 

@@ -12,7 +12,7 @@ namespace crmap::cli {
 
 // --workload, --requests, --mode, --policy, --fallback, --db, --config, --map, --dims, --out-of-range,
 // --time-scale, --seed, --executor, --priorities, --max-queue-size, --timeout-ms, --timeout-action, --duration,
-// --slo-ms, --no-warmup, --no-background-compile, --plan-memory-mb.
+// --slo-ms, --no-warmup, --no-background-compile, --plan-memory-mb, --max-plans.
 void AddServeStreamOptions(cxxopts::Options& options);
 // Fills those fields of *task; InvalidArgument naming the option for a missing --workload/--requests or a value
 // out of range.
