@@ -154,9 +154,11 @@ std::map<std::string, PlanCache::Entry>::iterator PlanCache::SubstituteLocked(co
     auto it = d.find(sum_dim);
     return it == d.end() ? int64_t{0} : it->second;
   };
-  // Whether `d` differs from `dims` only in a larger summing dim (its other dims equal).
+  // Whether `d` differs from `dims` only in a larger summing dim, at most twice it (padding bounded: a 1-token
+  // batch never runs on a 4,096-token plan), its other dims equal.
   auto holds = [&](const Dims& d) {
-    if (sum_dim.empty() || d.size() != dims.size() || sum_of(d) <= sum_of(dims)) return false;
+    if (sum_dim.empty() || d.size() != dims.size() || sum_of(d) <= sum_of(dims) || sum_of(d) > 2 * sum_of(dims))
+      return false;
     for (const auto& [name, value] : dims)
       if (name != sum_dim && (!d.count(name) || d.at(name) != value)) return false;
     return true;

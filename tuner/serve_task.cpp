@@ -132,8 +132,9 @@ Result<std::vector<Dims>> WarmupShapes(const Workload& workload, const std::stri
     return shapes;
   }
   if (warmup_shapes.find('=') == std::string::npos)
-    return Status::InvalidArgument("--warmup-shapes '" + warmup_shapes + "': allowed: buckets, or a list of shapes "
-                                   "like " + DimsToText(workload.TypicalDims()) + ";...");
+    return Status::InvalidArgument("--warmup-shapes '" + warmup_shapes + "': allowed: buckets, support (a "
+                                   "scenario's), or a list of shapes like " + DimsToText(workload.TypicalDims()) +
+                                   ";...");
   Result<std::vector<Dims>> shapes = ResolveShapes(workload, warmup_shapes, 0, 0);
   if (!shapes.ok()) return shapes.status().WithContext("--warmup-shapes");
   return shapes;
@@ -241,6 +242,8 @@ Status CheckServeTaskOptions(const ServeTaskOptions& o) {
       return Status::InvalidArgument("--warmup-shapes support needs a scenario as --requests (its distributions "
                                      "say which shapes to expect); " + o.requests +
                                      " is a trace: list its shapes, or use buckets");
+    CRMAP_ASSIGN_OR_RETURN(Scenario scenario, LoadScenario(o.requests, workload));
+    CRMAP_RETURN_IF_ERROR(ScenarioSupportShapes(workload, scenario).status());
   } else if (!o.warmup_shapes.empty()) {
     CRMAP_RETURN_IF_ERROR(WarmupShapes(workload, o.warmup_shapes, {}).status());
   }

@@ -49,7 +49,8 @@ def print_table(title, slo_ms, rounds, names, rows):
             warmed.append(f"libtorch p99 / policy+b+w p99 = {rows['libtorch']['p99'] / w['p99']:.2f}x (>= 3x)")
         if "oracle+b" in rows:
             warmed.append(f"policy+b+w p99 / oracle+b p99 = {w['p99'] / rows['oracle+b']['p99']:.2f}")
-        print("warmed (policy+b+w): " + "; ".join(warmed))
+        if warmed:
+            print("warmed (policy+b+w): " + "; ".join(warmed))
 
 if __name__ == "__main__":
     title, slo_ms, rounds, names, pattern = sys.argv[1:6]

@@ -24,7 +24,8 @@ for ((r = 0; r < rounds; ++r)); do
     name=${names[$(((i + r) % ${#names[@]}))]}
     # shellcheck disable=SC2086
     "$crmap" serve -w bert_attention --requests bert_attention_short_to_long --slo-ms "$slo" ${setup[$name]} \
-      --summary "$work/$name.$r.json" >/dev/null 2>"$work/$name.$r.err"
+      --summary "$work/$name.$r.json" >/dev/null 2>"$work/$name.$r.err" ||
+      { echo "warm_support.sh: $name failed:" >&2; cat "$work/$name.$r.err" >&2; exit 1; }
     echo "round $r: $name done" >&2
   done
 done
@@ -50,5 +51,5 @@ for name in names:
     print(f"{name:<9} {'med':>5} {m[0]:7.2f} {m[1]:7.1f} {m[2]:7.1f} {m[3]:8.1f} {m[4]:7.1f}")
 print(f"p99 first / support = {med['first'][2] / med['support'][2]:.2f}x; "
       f"p99 libtorch / support = {med['libtorch'][2] / med['support'][2]:.2f}x; "
-      f"goodput support / first = {med['support'][3] / med['first'][3]:.2f}x")
+      f"goodput support / first = {med['support'][3] / max(med['first'][3], 1e-9):.2f}x")
 PY

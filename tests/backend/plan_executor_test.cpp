@@ -81,8 +81,9 @@ TEST_F(PlanCacheTest, WhileAPlanCompilesAReadyPlanOfTheSameDimsRunsInstead) {
   FAIL() << "the plan for b never became ready";
 }
 
-// With no ready plan of its own dims, a batch runs on the ready plan of the smallest larger summing dim whose
-// other dims are equal (padded further along the dim it adds up on); never on a smaller one or another seq.
+// With no ready plan of its own dims, a batch runs on the ready plan of the smallest larger summing dim, at most
+// twice its own, whose other dims are equal (padded further along the dim it adds up on); never on a smaller
+// one, one more than twice it, or another seq.
 TEST(PlanCacheSubstituteTest, AReadyPlanOfALargerSummingDimRunsWhileTheExactOneCompiles) {
   Workload attention = testing::MustLoad("bert_attention");  // batch sums, seq must match
   SearchSpace space = testing::MustSpace(attention);
@@ -100,6 +101,10 @@ TEST(PlanCacheSubstituteTest, AReadyPlanOfALargerSummingDimRunsWhileTheExactOneC
   EXPECT_TRUE(six->substituted);
   EXPECT_EQ(six->plan, eight->plan) << "the smallest larger one, not batch 16's";
   EXPECT_EQ(six->compile_wait_us, 0);
+  auto too_small = cache.Acquire(a, {{"batch", 2}, {"seq", 32}}, "e0");  // 8 is more than twice 2: waits
+  ASSERT_TRUE(too_small.ok());
+  EXPECT_FALSE(too_small->substituted);
+  EXPECT_GT(too_small->compile_wait_us, 0);
   auto other_seq = cache.Acquire(a, {{"batch", 4}, {"seq", 64}}, "e0");  // seq must match: waits
   ASSERT_TRUE(other_seq.ok());
   EXPECT_FALSE(other_seq->substituted);
