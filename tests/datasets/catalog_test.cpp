@@ -110,6 +110,41 @@ TEST(CatalogTest, EveryWorkloadHasADistributionAndAScenario) {
   }
 }
 
+// The held-out set (datasets/heldout, issue 12): workloads no method was developed on, loaded by path. Each loads,
+// is not a built-in, and has a distribution of its own whose every sample the workload accepts.
+TEST(CatalogTest, EveryHeldOutWorkloadLoadsByPathWithADistributionOfItsOwn) {
+  const fs::path root = fs::path(CRMAP_SOURCE_DIR) / "datasets" / "heldout";
+  std::set<std::string> workloads, with_distribution;
+  for (const auto& entry : fs::directory_iterator(root / "workloads")) {
+    auto workload = LoadWorkload(entry.path().string());
+    ASSERT_TRUE(workload.ok()) << entry.path() << ": " << workload.status().ToString();
+    EXPECT_EQ(workload->name(), entry.path().stem().string()) << "the file name and the 'name' field must agree";
+    for (const auto& builtin : kWorkloads) EXPECT_NE(workload->name(), builtin) << "a held-out workload is no built-in";
+    workloads.insert(workload->name());
+  }
+  EXPECT_GE(workloads.size(), 3u) << "issue 12 asks for at least three held-out workloads";
+  for (const auto& entry : fs::directory_iterator(root / "distributions")) {
+    auto file = ReadDataset(DatasetKind::kDistribution, entry.path().string());
+    ASSERT_TRUE(file.ok()) << file.status().ToString();
+    auto json = ParseJsonText(file->text, file->source);
+    ASSERT_TRUE(json.ok()) << json.status().ToString();
+    const std::string workload_name = json->value("workload", "");
+    ASSERT_TRUE(workloads.count(workload_name)) << entry.path() << " names a workload outside the held-out set";
+    auto workload = LoadWorkload((root / "workloads" / (workload_name + ".json")).string());
+    ASSERT_TRUE(workload.ok()) << workload.status().ToString();
+    auto distribution = LoadDistribution(entry.path().string(), *workload);
+    ASSERT_TRUE(distribution.ok()) << entry.path() << ": " << distribution.status().ToString();
+    EXPECT_EQ(distribution->name(), entry.path().stem().string());
+    std::mt19937_64 rng(11);
+    for (int i = 0; i < 500; ++i) {
+      Dims dims = distribution->Sample(rng);
+      ASSERT_TRUE(workload->CheckDims(dims).ok()) << entry.path() << ": " << DimsToText(dims);
+    }
+    with_distribution.insert(workload_name);
+  }
+  EXPECT_EQ(with_distribution, workloads) << "every held-out workload needs a distribution";
+}
+
 TEST(CatalogTest, UnknownNameIsNotFoundAndListsBuiltins) {
   auto workload = LoadWorkload("no_such_workload");
   ASSERT_FALSE(workload.ok());
