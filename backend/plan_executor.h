@@ -6,9 +6,9 @@
 // Plans live in a PlanCache keyed by (plan knobs, bucket dims), bounded by a count and a memory budget (least
 // recently used plans are evicted first). A plan not in the cache is compiled by the cache's compile thread,
 // off the hot path; until it is ready the batch runs on a ready plan of the same bucket dims, or of a larger
-// summing dim up to twice it (recorded as substituted), or, when there is none, waits for the compile (recorded as compile
-// wait). A config oneDNN cannot
-// compile on this host (bf16 below AVX-512) falls back to the default config's plan, once per key.
+// summing dim up to twice it (recorded as substituted), or, when there is none, waits for the compile (recorded
+// as compile wait). A config oneDNN cannot compile on this host (bf16 below AVX-512) falls back to the default
+// config's plan, once per key.
 //
 // Placement: an executor may be pinned to one core (per_core placement: the dispatcher thread and therefore
 // its single-threaded plans run there; sched_setaffinity on the calling thread, with the core taken from the
@@ -62,12 +62,12 @@ class PlanCache {
   PlanCache& operator=(const PlanCache&) = delete;
 
   // A plan for `config` (its threads knob already capped by the executor) at `dims` (already bucketed), tagged
-  // `owner` (one executor): ready -> returned; otherwise compiled (in the background when allowed) and, meanwhile, a ready
-  // plan of the owner's is returned with *substituted set: one of the same dims (any config), else the one of
-  // the smallest larger summing dim, at most twice `dims`', with the other dims equal (the batch padded further
-  // along the dim it adds up on, as a bucket already pads it; the same config preferred among equals); only when there is neither
-  // does the call wait. *compile_wait_us is how long this call waited. Fails only when neither the config nor
-  // the default config compiles.
+  // `owner` (one executor): ready -> returned; otherwise compiled (in the background when allowed) and,
+  // meanwhile, a ready plan of the owner's is returned with *substituted set: one of the same dims (any config),
+  // else the one of the smallest larger summing dim, at most twice `dims`', with the other dims equal (the batch
+  // padded further along the dim it adds up on, as a bucket already pads it; the same config preferred among
+  // equals); only when there is neither does the call wait. *compile_wait_us is how long this call waited.
+  // Fails only when neither the config nor the default config compiles.
   struct Lease {
     Plan* plan = nullptr;
     std::string config;  // the config the plan was compiled for (canonical string)

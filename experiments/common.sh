@@ -6,10 +6,20 @@ declare -A CRMAP_SHAPES=(
   [resnet_bottleneck]="batch=1,size=14 batch=1,size=56 batch=8,size=28"
   [resnet_stem]="batch=1,size=64 batch=1,size=224 batch=4,size=112"
   [dlrm_mlp]="batch=1 batch=64 batch=1024"
+  # The held-out set (datasets/heldout; given by path: crmap_workload_arg).
+  [qwen2_mlp]="tokens=1 tokens=16 tokens=512"
+  [mobilenet_v2_block]="batch=1,size=56 batch=4,size=28 batch=1,size=112"
+  [dlrm_bottom_mlp]="batch=1 batch=128 batch=2048"
 )
+CRMAP_HELD_OUT="qwen2_mlp mobilenet_v2_block dlrm_bottom_mlp"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 crmap="$root/build/crmap"
 python=/usr/bin/python3  # Debian's, with python3-matplotlib (the PATH may hold another python3)
+
+# What to pass as --workload: a built-in's name, or a held-out workload's file (datasets/heldout/workloads/).
+crmap_workload_arg() {
+  if [[ " $CRMAP_HELD_OUT " == *" $1 "* ]]; then echo "$root/datasets/heldout/workloads/$1.json"; else echo "$1"; fi
+}
 
 # Exits 2 with the build command when crmap is not built.
 crmap_require_built() {

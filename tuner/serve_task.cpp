@@ -112,6 +112,19 @@ std::string PolicyPlacement(const std::string& path) {
   return "";
 }
 
+// Every plan bucket of the summing dim from `from` to `to` (both clamped to buckets by BucketDims), the other
+// dims as in `base`, in increasing order.
+std::vector<Dims> SummingBuckets(const Workload& workload, Dims base, int64_t from, int64_t to) {
+  const std::string& dim = workload.batch_dim();
+  std::vector<Dims> buckets;
+  for (int64_t value = from; value <= to;) {
+    base[dim] = value;
+    buckets.push_back(BucketDims(workload, base));
+    value = buckets.back().at(dim) + 1;
+  }
+  return buckets;
+}
+
 }  // namespace
 
 Result<std::vector<Dims>> WarmupShapes(const Workload& workload, const std::string& warmup_shapes, const Dims& first) {
@@ -121,15 +134,8 @@ Result<std::vector<Dims>> WarmupShapes(const Workload& workload, const std::stri
       return Status::InvalidArgument("--warmup-shapes buckets needs a summing dim; workload " + workload.name() +
                                      " declares none (list its shapes instead, e.g. " +
                                      DimsToText(workload.TypicalDims()) + ")");
-    Dims base = first.empty() ? workload.TypicalDims() : first;
-    std::vector<Dims> shapes;
-    const int64_t max = workload.dims().at(dim).max;
-    for (int64_t value = workload.dims().at(dim).min; value <= max;) {
-      base[dim] = value;
-      shapes.push_back(BucketDims(workload, base));
-      value = shapes.back().at(dim) + 1;
-    }
-    return shapes;
+    return SummingBuckets(workload, first.empty() ? workload.TypicalDims() : first, workload.dims().at(dim).min,
+                          workload.dims().at(dim).max);
   }
   if (warmup_shapes.find('=') == std::string::npos)
     return Status::InvalidArgument("--warmup-shapes '" + warmup_shapes + "': allowed: buckets, support (a "
@@ -145,11 +151,7 @@ Result<std::vector<Dims>> ScenarioSupportShapes(const Workload& workload, const 
   for (size_t i = 0; i < scenario.phases().size(); ++i) {
     const std::vector<Dims> drawn =
         SampleDistinct(scenario.phases()[i].distribution, kSupportDraws, 0x5eed0000 + i, kSupportDraws);
-    for (const Dims& shape : drawn) {
-      Dims dims = workload.TypicalDims();  // a dim the distribution leaves out runs at its typical value
-      for (const auto& [name, value] : shape) dims[name] = value;
-      buckets.insert(BucketDims(workload, dims));
-    }
+    for (const Dims& shape : drawn) buckets.insert(BucketDims(workload, shape));  // a distribution names every dim
     if (buckets.size() > kMaxSupportShapes)
       return Status::InvalidArgument("--warmup-shapes support: scenario " + scenario.name() + " draws more than " +
                                      std::to_string(kMaxSupportShapes) + " plan buckets (by phase " +
@@ -166,15 +168,10 @@ Result<std::vector<Dims>> ScenarioSupportShapes(const Workload& workload, const 
       largest[others] = std::max(largest[others], b.at(sum_dim));
     }
     for (const auto& [others, top] : largest) {
-      Dims dims = others;
-      dims[sum_dim] = top * 2;
-      const int64_t limit = BucketDims(workload, dims).at(sum_dim);
-      for (int64_t value = top + 1; value <= limit;) {
-        dims[sum_dim] = value;
-        const Dims bucket = BucketDims(workload, dims);
-        buckets.insert(bucket);
-        value = bucket.at(sum_dim) + 1;
-      }
+      Dims twice = others;
+      twice[sum_dim] = top * 2;
+      for (Dims& bucket : SummingBuckets(workload, others, top + 1, BucketDims(workload, twice).at(sum_dim)))
+        buckets.insert(std::move(bucket));
     }
     if (buckets.size() > kMaxSupportShapes)
       return Status::InvalidArgument("--warmup-shapes support: scenario " + scenario.name() + " needs " +
@@ -503,8 +500,8 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
   report.json = json;
   char line[512];
   std::snprintf(line, sizeof line, "%s, %s mode, %s executor, %s placement (%zu executor%s) on %s\n%s\n",
-                workload.name().c_str(), o.mode.c_str(), o.executor.c_str(), placement.c_str(), executors.size(), executors.size() == 1 ? "" : "s",
-                host.isa.c_str(), stream.report.description.c_str());
+                workload.name().c_str(), o.mode.c_str(), o.executor.c_str(), placement.c_str(), executors.size(),
+                executors.size() == 1 ? "" : "s", host.isa.c_str(), stream.report.description.c_str());
   report.text = line + serve::SummaryText(report.summary);
   std::snprintf(line, sizeof line, "plans: %lld compiled (%.0f ms), %lld failed, %lld substitutions, %lld evicted\n",
                 static_cast<long long>(report.plans.compiles), report.plans.compile_ms_total,

@@ -110,8 +110,8 @@ struct ServeTaskReport {
   serve::ServeSummary summary;
   serve::SourceReport source;
   PlanCacheStats plans;
-  // With collect_served_latencies, per request released, in the order they were recorded (ServerOptions::on_record's): a completed
-  // one's latency; +inf for one rejected (queue full, timeout, shutdown) or failed; one the source rejected as
+  // With collect_served_latencies, per request released, in the order they were recorded
+  // (ServerOptions::on_record's): a completed one's latency; +inf for one rejected (queue full, timeout, shutdown) or failed; one the source rejected as
   // out of range is not listed. Runtime tuning pools these.
   std::vector<double> served_latency_us;
   Json json;         // everything above, with the mode, workload and host

@@ -37,6 +37,22 @@ serve_setups() {
   )
 }
 
+# rotated_rounds ROUNDS RUN NAME...: calls `RUN NAME ROUND` for every set-up NAME in every round 0..ROUNDS-1, the
+# order rotated by one each round (so no set-up always runs first, or right after the same one); a progress line
+# per run on stderr. Stops at the first RUN that fails, with its status.
+rotated_rounds() {
+  local rounds=$1 run=$2 r i
+  shift 2
+  local names=("$@")
+  for ((r = 0; r < rounds; ++r)); do
+    for ((i = 0; i < ${#names[@]}; ++i)); do
+      local name=${names[$(((i + r) % ${#names[@]}))]}
+      "$run" "$name" "$r" || return
+      echo "round $r: $name done" >&2
+    done
+  done
+}
+
 # default_capacity OUT_JSON: bert_ffn served in the default mode (--thread-wait spin) with the whole trace
 # arriving at once (time scale 1e-9); its summary goes to OUT_JSON and its throughput (req/s) to stdout.
 default_capacity() {

@@ -9,21 +9,20 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 crmap="$root/build/crmap"
+# shellcheck source=experiments/serve/lib.sh
+source "$root/experiments/serve/lib.sh"  # rotated_rounds
 rounds=${1:-2}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$crmap" version
 setups=("default" "default+telemetry" "triton" "triton+telemetry")
-for ((r = 0; r < rounds; ++r)); do
-  for ((i = 0; i < ${#setups[@]}; ++i)); do
-    name=${setups[$(((i + r) % ${#setups[@]}))]}
-    mode=${name%%+*}
-    extra=()
-    [[ $name == *telemetry ]] && extra=(--telemetry "$work/t.jsonl")
-    "$crmap" serve -w bert_ffn --requests bert_ffn_chat_to_docs --duration 10 --mode "$mode" "${extra[@]}" --json \
-      >"$work/$name.$r.json" 2>/dev/null
-  done
-done
+run() {  # NAME ROUND
+  local extra=()
+  [[ $1 == *telemetry ]] && extra=(--telemetry "$work/t.jsonl")
+  "$crmap" serve -w bert_ffn --requests bert_ffn_chat_to_docs --duration 10 --mode "${1%%+*}" "${extra[@]}" --json \
+    >"$work/$1.$2.json" 2>/dev/null
+}
+rotated_rounds "$rounds" run "${setups[@]}"
 python3 - "$work/burst.jsonl" <<'PY'
 import json, sys
 with open(sys.argv[1], "w") as f:

@@ -8,6 +8,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 crmap="$root/build/crmap"
+# shellcheck source=experiments/serve/lib.sh
+source "$root/experiments/serve/lib.sh"  # rotated_rounds
 rounds=${1:-3}
 requests=${2:-400}
 work=$(mktemp -d)
@@ -29,15 +31,11 @@ declare -A args=(
   [passive_1t]="--mode static -c threads=1 --thread-wait passive"
 )
 order=(passive_2t spin_2t passive_1t)
-for ((r = 0; r < rounds; ++r)); do
-  for ((i = 0; i < ${#order[@]}; ++i)); do
-    name=${order[$(((i + r) % ${#order[@]}))]}
-    # shellcheck disable=SC2086
-    "$crmap" serve -w "$workload" --requests "$work/stream.jsonl" ${args[$name]} --json \
-      >"$work/$name.$r.json" 2>/dev/null
-    echo "round $r: $name done" >&2
-  done
-done
+run() {  # NAME ROUND
+  # shellcheck disable=SC2086
+  "$crmap" serve -w "$workload" --requests "$work/stream.jsonl" ${args[$1]} --json >"$work/$1.$2.json" 2>/dev/null
+}
+rotated_rounds "$rounds" run "${order[@]}"
 python3 - "$work" "$rounds" "${order[@]}" <<'PY'
 import json, statistics, sys
 work, rounds, names = sys.argv[1], int(sys.argv[2]), sys.argv[3:]

@@ -8,6 +8,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 crmap="$root/build/crmap"
+# shellcheck source=experiments/serve/lib.sh
+source "$root/experiments/serve/lib.sh"  # rotated_rounds
 rounds=${1:-2}
 slo=${2:-50}
 work=$(mktemp -d)
@@ -19,16 +21,13 @@ declare -A setup=(
   [libtorch]="--mode triton --executor libtorch"
 )
 names=(first support libtorch)
-for ((r = 0; r < rounds; ++r)); do
-  for ((i = 0; i < ${#names[@]}; ++i)); do
-    name=${names[$(((i + r) % ${#names[@]}))]}
-    # shellcheck disable=SC2086
-    "$crmap" serve -w bert_attention --requests bert_attention_short_to_long --slo-ms "$slo" ${setup[$name]} \
-      --summary "$work/$name.$r.json" >/dev/null 2>"$work/$name.$r.err" ||
-      { echo "warm_support.sh: $name failed:" >&2; cat "$work/$name.$r.err" >&2; exit 1; }
-    echo "round $r: $name done" >&2
-  done
-done
+run() {  # NAME ROUND
+  # shellcheck disable=SC2086
+  "$crmap" serve -w bert_attention --requests bert_attention_short_to_long --slo-ms "$slo" ${setup[$1]} \
+    --summary "$work/$1.$2.json" >/dev/null 2>"$work/$1.$2.err" ||
+    { echo "warm_support.sh: $1 failed:" >&2; cat "$work/$1.$2.err" >&2; exit 1; }
+}
+rotated_rounds "$rounds" run "${names[@]}"
 python3 - "$work" "$rounds" "${names[@]}" <<'PY'
 import json, statistics, sys
 work, rounds, names = sys.argv[1], int(sys.argv[2]), sys.argv[3:]

@@ -75,8 +75,11 @@ TEST(WarmupShapesTest, SupportIsEveryPlanBucketAScenariosPhasesDraw) {
   // each of their seqs; long contexts come one at a time, so up to 2.
   for (int64_t seq = 8; seq <= 128; seq += 8)
     EXPECT_EQ(listed.count({{"batch", 16}, {"seq", seq}}), 1u) << seq;
-  for (const Dims& d : *shapes)
-    if (d.at("seq") > 128) EXPECT_LE(d.at("batch"), 2) << DimsToText(d);
+  for (const Dims& d : *shapes) {
+    if (d.at("seq") > 128) {
+      EXPECT_LE(d.at("batch"), 2) << DimsToText(d);
+    }
+  }
   EXPECT_EQ(listed.count({{"batch", 2}, {"seq", 512}}), 1u);
   auto again = ScenarioSupportShapes(attention, *scenario);
   ASSERT_TRUE(again.ok());

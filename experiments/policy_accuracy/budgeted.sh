@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Policy accuracy under a fixed campaign budget (issue 12's protocol): per workload, an `rl` campaign spends
+# SHARE (default 10%) of the exhaustive space of its tuned shapes — floor(SHARE x plan configs x TUNED shapes)
+# measurements over TUNED (8) shapes of the workload's distribution — then `crmap train` learns a policy from
+# that database and `crmap evaluate` measures it on HELD_OUT (8) shapes of the same distribution that were not
+# tuned, each against its exhaustive oracle, next to the static plan, the nearest tuned shape's config and the
+# default (one interleaved run of --rounds rounds per shape, default 30, at OBJECTIVE: median, p95 or p99). The held-out
+# workloads (datasets/heldout, never used to develop the method) get a table of their own.
+#
+# Writes, per workload, <w>.jsonl (the campaign), <w>_train.json, <w>.policy, <w>_evaluate.json, and table.md;
+# into results/budgeted/<the ISA crmap runs on>/ unless --out is given. Rerunning skips every step whose
+# output exists. Roughly 5-20 minutes per workload on 2 cores (the oracle is exhaustive).
+#
+# usage: experiments/policy_accuracy/budgeted.sh [--workloads LIST] [--isa host|avx2] [--out DIR]
+#   (default workloads: the held-out set, then the five built-ins)
+#   [--rounds N]  env: SHARE=0.10 TUNED=8 HELD_OUT=8 AGENT=rl SEED=1 OBJECTIVE=median
+set -euo pipefail
+source "$(dirname "$0")/../common.sh"
+results_by_isa=1  # results/budgeted/<the ISA crmap runs on> (avx2 under --isa avx2; version.txt says which host)
+crmap_experiment_args "$root/experiments/policy_accuracy/results/budgeted" "$@"
+[ "$workloads" = "bert_ffn bert_attention resnet_bottleneck resnet_stem dlrm_mlp" ] &&
+  workloads="$CRMAP_HELD_OUT bert_ffn bert_attention resnet_bottleneck resnet_stem dlrm_mlp"
+share=${SHARE:-0.10}; tuned=${TUNED:-8}; held_out=${HELD_OUT:-8}; agent=${AGENT:-rl}; seed=${SEED:-1}
+eval_rounds=$rounds; objective=${OBJECTIVE:-median}
+declare -A distribution=([bert_ffn]=bert_ffn_chat [bert_attention]=bert_attention_short_queries
+  [resnet_bottleneck]=resnet_bottleneck_mixed [resnet_stem]=resnet_stem_photos [dlrm_mlp]=dlrm_mlp_online
+  [qwen2_mlp]=qwen2_mlp_decode [mobilenet_v2_block]=mobilenet_v2_block_camera
+  [dlrm_bottom_mlp]=dlrm_bottom_mlp_serving)
+for workload in $workloads; do
+  [ -n "${distribution[$workload]:-}" ] || { echo "no distribution chosen for '$workload' in $0" >&2; exit 2; }
+done
+echo "protocol: share $share of plan configs x $tuned tuned shapes, agent $agent seed $seed; $held_out held-out shapes, $eval_rounds rounds, objective $objective" > "$out/protocol.txt"
+
+for workload in $workloads; do
+  w=$(crmap_workload_arg "$workload")
+  shapes="${distribution[$workload]}"
+  [[ " $CRMAP_HELD_OUT " == *" $workload "* ]] && shapes="$root/datasets/heldout/distributions/$shapes.json"
+  plan=$("$crmap" space --workload "$w" --json | "$python" -c 'import json,sys; print(json.load(sys.stdin)["size"]["plan"])')
+  budget=$("$python" -c "import math; print(max(1, math.floor($share * $plan * $tuned)))")
+  db="$out/$workload.jsonl"
+  if [ ! -s "$out/${workload}_tune.json" ]; then
+    echo "== $workload: $agent campaign, $budget measurements (${share} of $plan plan configs x $tuned shapes)" >&2
+    rm -f "$db"
+    "$crmap" tune --workload "$w" --shapes "$shapes" --num-shapes "$tuned" --agent "$agent" --seed "$seed" \
+      --budget "$budget" --db "$db" --no-confirm --objective "$objective" --json > "$out/${workload}_tune.json"
+  fi
+  if [ ! -s "$out/${workload}_train.json" ]; then
+    echo "== $workload: training" >&2
+    "$crmap" train --db "$db" --workload "$w" --out "$out/$workload.policy" --json > "$out/${workload}_train.json"
+  fi
+  if [ ! -s "$out/${workload}_evaluate.json" ]; then
+    echo "== $workload: evaluating on $held_out held-out shapes of $(basename "$shapes" .json)" >&2
+    "$crmap" evaluate --policy "$out/$workload.policy" --db "$db" --workload "$w" --shapes "$shapes" \
+      --held-out "$held_out" --rounds "$eval_rounds" --objective "$objective" --json \
+      --out "$out/${workload}_evaluate.json" >/dev/null
+  fi
+  echo "$workload $plan $budget" >> "$out/budgets.txt.new"
+done
+sort -u "$out/budgets.txt.new" $( [ -f "$out/budgets.txt" ] && echo "$out/budgets.txt") > "$out/budgets.txt.tmp"
+rm -f "$out/budgets.txt.new" && mv "$out/budgets.txt.tmp" "$out/budgets.txt"
+"$python" "$root/experiments/policy_accuracy/budgeted_table.py" "$out" "$CRMAP_HELD_OUT" | tee "$out/table.md"
