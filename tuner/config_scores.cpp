@@ -35,6 +35,25 @@ const ConfigScore* ShapeScores::Find(const std::string& config) const {
   return it == configs.end() ? nullptr : &it->second;
 }
 
+const char* StandingName(Standing standing) {
+  switch (standing) {
+    case Standing::kBest: return "best";
+    case Standing::kTied: return "tied";
+    case Standing::kBehind: return "behind";
+    case Standing::kUnknown: return "unknown";
+  }
+  return "unknown";
+}
+
+Standing StandingAt(const ShapeScores& shape, const std::string& config, double band) {
+  const ConfigScore* best = shape.Best();
+  const ConfigScore* score = shape.Find(config);
+  if (!best || !score || !score->ran()) return Standing::kUnknown;
+  if (score == best) return Standing::kBest;
+  if (!(std::isfinite(score->speedup) && std::isfinite(best->speedup))) return Standing::kUnknown;
+  return best->speedup <= score->speedup * (1 + band) ? Standing::kTied : Standing::kBehind;
+}
+
 bool HasFigureAt(const TuningRecord& record, Objective objective) {
   return objective == Objective::kMedian || record.rounds >= MinimumRounds(objective);
 }

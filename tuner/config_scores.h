@@ -62,6 +62,16 @@ struct ShapeScores {
   const ConfigScore* Find(const std::string& config) const;
 };
 
+// DESIGN.md's tie rule: speedups that differ by less than this share are ties unless more rounds separate them.
+inline constexpr double kNoiseBand = 0.05;
+
+// How `config` stands against the best config at `shape` (ShapeScores::Best): the best itself; tied with it
+// (its speedup within `band` of the best's: best <= speedup x (1 + band)); behind it; or unknown (never ran ok
+// there, or ran without a known speedup, or no config has one).
+enum class Standing { kBest, kTied, kBehind, kUnknown };
+const char* StandingName(Standing standing);  // "best", "tied", "behind", "unknown"
+Standing StandingAt(const ShapeScores& shape, const std::string& config, double band = kNoiseBand);
+
 // Whether a recorded config string is the workload's default config.
 using DefaultPredicate = std::function<bool(const std::string& config)>;
 

@@ -213,10 +213,19 @@ Result<PolicyFile> TrainPolicy(const Workload& workload, const SearchSpace& spac
     report->fallback = space.ToString(fallback);
     CRMAP_ASSIGN_OR_RETURN(auto model, PolicyModel::Create(file));
     report->policy_agrees = 0;
-    for (const auto& entry : file.table) {
+    const std::map<Dims, ShapeScores> scores = ScoreConfigs(space, records);
+    for (size_t i = 0; i < file.table.size(); ++i) {
+      const TableEntry& entry = file.table[i];
       std::vector<uint32_t> decided(file.knobs.size());
       model->Decide(entry.dims.data(), decided.data());
       report->policy_agrees += decided == entry.config;
+      Config config = space.Default();
+      for (size_t k = 0; k < decided.size(); ++k) config.values[k] = static_cast<int>(decided[k]);
+      auto shape = scores.find(shapes[i]);
+      const Standing standing =
+          shape == scores.end() ? Standing::kUnknown : StandingAt(shape->second, space.ToString(config));
+      report->policy_within_noise += standing == Standing::kBest || standing == Standing::kTied;
+      report->policy_choice_unmeasured += standing == Standing::kUnknown;
     }
   }
   return file;

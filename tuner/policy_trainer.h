@@ -33,7 +33,11 @@ struct TrainReport {
   size_t ignored = 0;        // records of this workload refused by CheckRecordFits (named in warnings on stderr)
   size_t shapes = 0;         // tuned shapes (with a measured default config)
   double critic_loss = 0;    // mean squared error on the records
-  size_t policy_agrees = 0;  // tuned shapes where the policy's greedy config is the table's best
+  size_t policy_agrees = 0;  // tuned shapes where the policy's own choice (PolicyModel::Decide) is the table's best
+  // ... where it is the best or tied with it within kNoiseBand (config_scores.h: StandingAt), and where its
+  // choice was never measured ok there, so no one can say.
+  size_t policy_within_noise = 0;
+  size_t policy_choice_unmeasured = 0;
   std::string fallback;      // the fallback config's canonical string
 };
 

@@ -24,7 +24,7 @@ def main():
             name, plan, budget = line.split()
             budgets[name] = (int(plan), int(budget))
     protocol = open(os.path.join(out, "protocol.txt")).read().strip()
-    print(f"protocol: {protocol}\n")
+    print(f"{protocol}\n")
     for title, names in (("held-out workloads", [n for n in held_out if n in budgets]),
                          ("built-in workloads", [n for n in sorted(budgets) if n not in held_out])):
         if not names:
@@ -36,13 +36,15 @@ def main():
             train_path = os.path.join(out, f"{name}_train.json")
             eval_path = os.path.join(out, f"{name}_evaluate.json")
             if not (os.path.exists(train_path) and os.path.exists(eval_path)):
-                print(f"| {name} | | | | (not run) | | | |")
+                print(f"| {name} | | | | (not evaluated yet) | | | |")
                 continue
             train, evaluation = load(train_path), load(eval_path)
             plan, budget = budgets[name]
             tuned = train["shapes"]
-            head = [name, str(plan), f"{budget} ({100.0 * budget / (plan * tuned):.0f}%)",
-                    f"{train['policy_agrees_with_table']} of {tuned}"]
+            reproduced = f"{train['policy_agrees_with_table']} of {tuned}"
+            if "policy_within_noise_of_best" in train:  # crmap from stop 22 on
+                reproduced += f" ({train['policy_within_noise_of_best']} within 5%)"
+            head = [name, str(plan), f"{budget} ({100.0 * budget / (plan * tuned):.0f}%)", reproduced]
             for i, method in enumerate(evaluation["methods"]):
                 cells = head if i == 0 else ["", "", "", ""]
                 print("| " + " | ".join(cells + [method["method"], f"{100 * method['ctma']:.0f}%",

@@ -134,6 +134,34 @@ TEST_F(ConfigScoresTest, TheBestHasAKnownSpeedupThenTheLargestThenTheSmallestMed
             space_.ToString(testing::MustConfig(space_, "threads=1")));
 }
 
+TEST_F(ConfigScoresTest, AConfigWithinTheNoiseBandOfTheBestIsTiedOutsideItBehind) {
+  // Speedups: threads=1 2.0x (the best), weights=packed 1.95x (2.6% behind: a tie), precision=bf16 1.8x (11%
+  // behind), the default 1x; fuse.fc1=bias failed; fuse.fc2=bias never measured.
+  auto scores = ScoreConfigs(space_, {Record("default", "ok", 100, 1), Record("threads=1", "ok", 50, 0.5),
+                                      Record("weights=packed", "ok", 52, 1 / 1.95),
+                                      Record("precision=bf16", "ok", 56, 1 / 1.8),
+                                      Record("fuse.fc1=bias", "error", 0, kNaN)});
+  const ShapeScores& shape = scores.at({{"batch", 4}});
+  auto standing = [&](const std::string& config, double band = kNoiseBand) {
+    return StandingAt(shape, space_.ToString(testing::MustConfig(space_, config)), band);
+  };
+  EXPECT_EQ(standing("threads=1"), Standing::kBest);
+  EXPECT_EQ(standing("weights=packed"), Standing::kTied);
+  EXPECT_EQ(standing("precision=bf16"), Standing::kBehind);
+  EXPECT_EQ(standing("precision=bf16", 0.12), Standing::kTied);  // a wider band ties it
+  EXPECT_EQ(standing("weights=packed", 0.01), Standing::kBehind);
+  EXPECT_EQ(standing("default"), Standing::kBehind);
+  EXPECT_EQ(standing("fuse.fc1=bias"), Standing::kUnknown);
+  EXPECT_EQ(standing("fuse.fc2=bias"), Standing::kUnknown);
+  EXPECT_STREQ(StandingName(Standing::kTied), "tied");
+  // Without the default at the shape no speedup is known: only the best itself stands anywhere.
+  auto without_default = ScoreConfigs(space_, {Record("threads=1", "ok", 50, kNaN),
+                                               Record("weights=packed", "ok", 51, kNaN)});
+  const ShapeScores& unknown = without_default.at({{"batch", 4}});
+  EXPECT_EQ(StandingAt(unknown, space_.ToString(testing::MustConfig(space_, "threads=1"))), Standing::kBest);
+  EXPECT_EQ(StandingAt(unknown, space_.ToString(testing::MustConfig(space_, "weights=packed"))), Standing::kUnknown);
+}
+
 TEST_F(ConfigScoresTest, BaselinesAndForeignConfigsAreLeftOutAndShapesKeptApart) {
   TuningRecord peer = Record("default", "ok", 5, 0.05);
   peer.baseline = true;

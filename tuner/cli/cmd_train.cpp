@@ -3,6 +3,7 @@
 
 #include "tuner/cli/cli_common.h"
 #include "tuner/cli/commands.h"
+#include "tuner/config_scores.h"
 #include "tuner/policy_trainer.h"
 
 namespace crmap::cli {
@@ -41,15 +42,18 @@ int RunTrain(int argc, char** argv) {
   if (!trained.ok()) return Fail(trained);
   Json json = {{"policy", out}, {"workload", workload}, {"records", report.records}, {"records_ignored", report.ignored}, {"shapes", report.shapes},
                {"critic_mse", report.critic_loss}, {"policy_agrees_with_table", report.policy_agrees},
+               {"policy_within_noise_of_best", report.policy_within_noise},
+               {"policy_choice_unmeasured", report.policy_choice_unmeasured},
                {"fallback", report.fallback}};
   if (args.count("json")) {
     std::printf("%s\n", json.dump(2).c_str());
   } else {
     std::printf("wrote %s: %s, %zu measurements of configs used, %zu tuned shapes\n  critic mean squared error %.4f "
-                "(log speedup)\n  policy's own choice = best measured config at %zu of %zu tuned shapes\n"
-                "  fallback %s\n",
+                "(log speedup)\n  policy's own choice = best measured config at %zu of %zu tuned shapes, within "
+                "%.0f%% of it at %zu (never measured there: %zu)\n  fallback %s\n",
                 out.c_str(), workload.c_str(), report.records, report.shapes, report.critic_loss, report.policy_agrees,
-                report.shapes, report.fallback.c_str());
+                report.shapes, 100 * kNoiseBand, report.policy_within_noise, report.policy_choice_unmeasured,
+                report.fallback.c_str());
     if (report.ignored > 0)
       std::printf("  %zu records of this workload ignored (dims or config it does not accept; named above)\n",
                   report.ignored);

@@ -16,6 +16,7 @@
 #include "search_space/features.h"
 #include "tests/test_support.h"
 #include "tests/runtime/hook/policy_test_support.h"
+#include "tuner/config_scores.h"
 #include "tuner/policy_trainer.h"
 #include "tuner/replay_evaluator.h"
 
@@ -336,6 +337,30 @@ TEST(PolicyModelTest, AgreesWithTheLibTorchNetworksItWasExportedFrom) {
   ASSERT_TRUE(trained.ok()) << trained.status().ToString();
   const PolicyFile& file = *trained;
   EXPECT_EQ(report.shapes, shapes.size());
+  {
+    // The report's standing of the policy's own choice at each tuned shape, recounted from the grid's speedups:
+    // every config was measured at every shape, so none is unmeasured, and a choice within 5% of the best counts.
+    auto model = PolicyModel::Create(file);
+    ASSERT_TRUE(model.ok());
+    const auto scores = ScoreConfigs(space, records);
+    size_t agrees = 0, within = 0;
+    for (const TableEntry& entry : file.table) {
+      std::vector<uint32_t> decided(file.knobs.size());
+      (*model)->Decide(entry.dims.data(), decided.data());
+      Config config = space.Default();
+      for (size_t k = 0; k < decided.size(); ++k) config.values[k] = static_cast<int>(decided[k]);
+      const ShapeScores& shape = scores.at({{"batch", entry.dims[0]}});
+      const ConfigScore* score = shape.Find(space.ToString(config));
+      ASSERT_NE(score, nullptr) << space.ToString(config);
+      const double speedup = score->speedup;
+      agrees += decided == entry.config;
+      within += shape.Best()->speedup <= speedup * 1.05;
+    }
+    EXPECT_EQ(report.policy_agrees, agrees);
+    EXPECT_EQ(report.policy_within_noise, within);
+    EXPECT_EQ(report.policy_choice_unmeasured, 0u);
+    EXPECT_GE(within, agrees);
+  }
 
   ReplayEvaluator replay(space, records);
   RlOptions rl_options;
