@@ -203,7 +203,8 @@ void RlAgent::LearnOffline(const std::vector<std::pair<Candidate, Evaluation>>& 
   for (int step = 0; step < options.policy_steps; ++step) {
     std::vector<PolicySample> batch;
     for (const Dims& dims : context_.shapes) {
-      if (const Config* best = history_.BestConfig(dims)) {
+      auto label = options.labels.find(dims);
+      if (const Config* best = label != options.labels.end() ? &label->second : history_.BestConfig(dims)) {
         std::vector<float> dims_features(features_.dim_feature_count());
         features_.EncodeDims(dims, dims_features.data());
         batch.push_back({dims_features, *best, options.imitation});

@@ -43,7 +43,10 @@ struct RlOptions {
 struct OfflineOptions {
   int critic_epochs = 800;
   int policy_steps = 400;
-  double imitation = 1.0;  // advantage given to each tuned shape's best measured config
+  double imitation = 1.0;  // advantage given to each tuned shape's label
+  // The config the policy imitates at each shape (e.g. config_scores.h's NoiseAwareLabel); a shape without one
+  // imitates its best observation.
+  std::map<Dims, Config> labels;
 };
 
 class RlAgent : public Agent {
@@ -61,7 +64,8 @@ class RlAgent : public Agent {
   // More learning steps on everything observed (critic, then policy).
   void Train(int rounds);
   // Records every observation, fits the critic on all of them, then trains the policy towards each tuned
-  // shape's best measured config (imitation) and towards what the critic predicts at every shape.
+  // shape's label (options.labels, else its best observation: imitation) and towards what the critic
+  // predicts at every shape.
   void LearnOffline(const std::vector<std::pair<Candidate, Evaluation>>& observations, const OfflineOptions& options);
   const CostModel& critic() const { return *critic_; }
   const PolicyNetwork& policy() const { return *policy_; }

@@ -13,12 +13,18 @@ declare -A CRMAP_SHAPES=(
 )
 CRMAP_HELD_OUT="qwen2_mlp mobilenet_v2_block dlrm_bottom_mlp"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-crmap="$root/build/crmap"
+crmap="${CRMAP:-$root/build/crmap}"  # CRMAP=path runs another build (e.g. a baseline)
 python=/usr/bin/python3  # Debian's, with python3-matplotlib (the PATH may hold another python3)
 
 # What to pass as --workload: a built-in's name, or a held-out workload's file (datasets/heldout/workloads/).
 crmap_workload_arg() {
   if [[ " $CRMAP_HELD_OUT " == *" $1 "* ]]; then echo "$root/datasets/heldout/workloads/$1.json"; else echo "$1"; fi
+}
+
+# What to pass as --shapes for a distribution of workload $1: a built-in distribution's name, or for a held-out
+# workload its file (datasets/heldout/distributions/).
+crmap_distribution_arg() {
+  if [[ " $CRMAP_HELD_OUT " == *" $1 "* ]]; then echo "$root/datasets/heldout/distributions/$2.json"; else echo "$2"; fi
 }
 
 # Exits 2 with the build command when crmap is not built.
@@ -63,6 +69,14 @@ crmap_experiment_args() {
   fi
   out="${out:-$base}"
   mkdir -p "$out"
+  # Results of another machine are never mixed with this one's (their campaigns would be resumed here).
+  local host_now host_then
+  host_now=$("$crmap" version | grep '^host:')
+  host_then=$(grep '^host:' "$out/version.txt" 2>/dev/null || true)
+  if [ -n "$host_then" ] && [ "$host_then" != "$host_now" ] && [ -n "$(ls -A "$out" | grep -v '^version.txt$')" ]; then
+    echo "$out holds results of another host ($host_then; this one: $host_now): pass --out DIR" >&2
+    exit 2
+  fi
   "$crmap" version > "$out/version.txt"
   { [ "$isa" = avx2 ] && echo "environment: ONEDNN_MAX_CPU_ISA=$ONEDNN_MAX_CPU_ISA ATEN_CPU_CAPABILITY=$ATEN_CPU_CAPABILITY OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE"; } >> "$out/version.txt" || true
   echo "results in $out" >&2

@@ -54,6 +54,45 @@ Standing StandingAt(const ShapeScores& shape, const std::string& config, double 
   return best->speedup <= score->speedup * (1 + band) ? Standing::kTied : Standing::kBehind;
 }
 
+const ConfigScore* NoiseAwareLabel(const std::map<Dims, ShapeScores>& scores, const Dims& dims, double band) {
+  auto here = scores.find(dims);
+  if (here == scores.end()) return nullptr;
+  const ConfigScore* label = here->second.Best();
+  if (!label) return nullptr;
+  struct Generality {
+    size_t best_or_tied = 0;
+    double mean_log_speedup = 0;
+  };
+  auto generality = [&](const std::string& config) {
+    Generality g;
+    size_t known = 0;
+    for (const auto& [shape_dims, shape] : scores) {
+      const Standing standing = StandingAt(shape, config, band);
+      g.best_or_tied += standing == Standing::kBest || standing == Standing::kTied;
+      const ConfigScore* score = shape.Find(config);
+      if (score && score->ran() && std::isfinite(score->speedup) && score->speedup > 0) {
+        g.mean_log_speedup += std::log(score->speedup);
+        ++known;
+      }
+    }
+    if (known) g.mean_log_speedup /= static_cast<double>(known);
+    return g;
+  };
+  Generality label_generality = generality(label->config);
+  for (const auto& [config, score] : here->second.configs) {
+    if (&score == label || StandingAt(here->second, config, band) != Standing::kTied) continue;
+    const Generality g = generality(config);
+    const bool better = g.best_or_tied != label_generality.best_or_tied
+                            ? g.best_or_tied > label_generality.best_or_tied
+                            : g.mean_log_speedup > label_generality.mean_log_speedup;
+    if (better) {
+      label = &score;
+      label_generality = g;
+    }
+  }
+  return label;
+}
+
 bool HasFigureAt(const TuningRecord& record, Objective objective) {
   return objective == Objective::kMedian || record.rounds >= MinimumRounds(objective);
 }

@@ -72,6 +72,13 @@ enum class Standing { kBest, kTied, kBehind, kUnknown };
 const char* StandingName(Standing standing);  // "best", "tied", "behind", "unknown"
 Standing StandingAt(const ShapeScores& shape, const std::string& config, double band = kNoiseBand);
 
+// The label a learner is taught for the shape `dims` of `scores` — noise-aware: every config best or tied there
+// (StandingAt) is equally right, so a lucky sample cannot decide between them; among those, the one that is best
+// or tied at the most shapes of `scores`, then the one with the largest geometric-mean speedup over the shapes
+// where it has one, then the better score at `dims` (BetterScore). nullptr when no config ran at `dims`.
+const ConfigScore* NoiseAwareLabel(const std::map<Dims, ShapeScores>& scores, const Dims& dims,
+                                   double band = kNoiseBand);
+
 // Whether a recorded config string is the workload's default config.
 using DefaultPredicate = std::function<bool(const std::string& config)>;
 

@@ -5,7 +5,8 @@
 // shape, the picks of four methods — the policy through the runtime hook (its ISA check included), the static
 // plan (config_scores.h: the best geometric-mean speedup over the tuned shapes among configs measured at all of
 // them, from the training database), the nearest tuned shape's config (TVM-style history-best dispatch, log
-// distance), the default — are measured in one sweep of the whole plan space, whose final interleaved run holds
+// distance), the default, and optionally a second policy file of the same workload and space (a before/after
+// comparison: request.compare_policy_path, through its own hook) — are measured in one sweep of the whole plan space, whose final interleaved run holds
 // every pick next to the best screened configs; the oracle is that run's fastest config at the objective
 // (request.sweep.objective: the median of per-round ratios to the default, or the ratio of the tails) -> per
 // method: the share of shapes within 5% of the oracle (CTMA), the geometric-mean oracle ratio (a failing pick
@@ -26,6 +27,7 @@ namespace crmap {
 
 struct EvaluationRequest {
   std::string policy_path;
+  std::string compare_policy_path;  // "": none; else its picks are a fifth method, "compared policy (hook)"
   std::string shapes;          // a distribution (name or path) or a list "tokens=1;tokens=64"
   int held_out = 8;            // shapes to evaluate; with a list, at most this many when held_out_given
   bool held_out_given = false;
@@ -52,7 +54,7 @@ Result<std::vector<Dims>> HeldOutShapes(const EvaluationRequest& request, const 
 size_t NearestTunedShape(const PolicyFile& file, const std::vector<int64_t>& dims);
 
 // InvalidArgument for bad input (a policy without tuned shapes, no held-out shape, a mismatched workload or
-// space), Unsupported when the hook refuses a policy of another ISA, NotFound for missing files.
+// space, a compared policy of another workload or space, or the compared policy given as the policy itself), Unsupported when the hook refuses a policy of another ISA, NotFound for missing files.
 Result<EvaluationReport> EvaluatePolicy(const EvaluationRequest& request);
 
 }  // namespace crmap

@@ -33,7 +33,7 @@ nlohmann::ordered_json PolicyToJson(const PolicyFile& f) {
     nlohmann::ordered_json dims;
     for (size_t i = 0; i < f.dims.size(); ++i) dims[f.dims[i].name] = e.dims[i];
     j["table"].push_back({{"dims", dims}, {"config", PolicyConfigString(f.knobs, e.config)}, {"median_us", e.median_us},
-                          {"p99_us", e.p99_us}, {"speedup", e.speedup}});
+                          {"p99_us", e.p99_us}, {"speedup", e.speedup}, {"confidence", e.confidence}});
   }
   j["fallback"] = PolicyConfigString(f.knobs, f.fallback);
   j["latency_model"] = f.latency_model;
@@ -41,12 +41,17 @@ nlohmann::ordered_json PolicyToJson(const PolicyFile& f) {
   j["training"] = {{"db_path", f.training.db_path}, {"db_digest", f.training.db_digest}, {"date", f.training.date},
                    {"crmap_version", f.training.crmap_version}, {"records_used", f.training.records_used},
                    {"seed", f.training.seed}};
+  j["pessimism"] = f.pessimism;
   nlohmann::ordered_json heads = nlohmann::ordered_json::array();
   for (const auto& h : f.policy.heads) heads.push_back(LayerJson(h));
   j["policy_network"] = {{"activation", "tanh"}, {"trunk1", LayerJson(f.policy.trunk1)},
                          {"trunk2", LayerJson(f.policy.trunk2)}, {"heads", heads}};
   j["critic"] = {{"activation", "relu"}, {"layer1", LayerJson(f.critic.layer1)},
                  {"layer2", LayerJson(f.critic.layer2)}, {"layer3", LayerJson(f.critic.layer3)}};
+  j["critic_members"] = nlohmann::ordered_json::array();
+  for (const auto& member : f.critic_members)
+    j["critic_members"].push_back({{"layer1", LayerJson(member.layer1)}, {"layer2", LayerJson(member.layer2)},
+                                   {"layer3", LayerJson(member.layer3)}});
   return j;
 }
 

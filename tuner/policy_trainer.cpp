@@ -5,8 +5,10 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <random>
 #include <set>
 
+#include "agents/cost_model.h"
 #include "agents/rl_agent.h"
 #include "common/file_read.h"
 #include "common/hash.h"
@@ -106,6 +108,12 @@ std::vector<float> FitLatencyModel(const std::vector<std::vector<float>>& x, con
 
 }  // namespace
 
+Config ConfigFromValueIndices(const SearchSpace& space, const std::vector<uint32_t>& values) {
+  Config config = space.Default();
+  for (size_t k = 0; k < values.size() && k < config.values.size(); ++k) config.values[k] = static_cast<int>(values[k]);
+  return config;
+}
+
 Config ChooseFallback(const SearchSpace& space, const std::vector<TuningRecord>& records,
                       const std::vector<Dims>& shapes) {
   return BestEverywhere(space, records, shapes, [](const std::vector<double>& v) {
@@ -127,7 +135,10 @@ Config ChooseStaticPlan(const SearchSpace& space, const std::vector<TuningRecord
 Result<PolicyFile> TrainPolicy(const Workload& workload, const SearchSpace& space,
                                const std::vector<TuningRecord>& records, const TrainOptions& options,
                                TrainReport* report) {
-  std::vector<std::pair<Candidate, Evaluation>> observations = ObservationsFromRecords(space, records);
+  // Noise-aware: one observation per shape and config at its median score, and labels that treat every
+  // config within the noise band of a shape's best as right (config_scores.h: NoiseAwareLabel).
+  std::vector<std::pair<Candidate, Evaluation>> observations = ScoredObservations(space, records);
+  const std::map<Dims, ShapeScores> scores = ScoreConfigs(space, records);
   ReplayEvaluator replay(space, records);
   std::vector<Dims> shapes = replay.Shapes();
   if (shapes.empty())
@@ -135,6 +146,12 @@ Result<PolicyFile> TrainPolicy(const Workload& workload, const SearchSpace& spac
                                    "the database: run a campaign (crmap tune) first");
   if (options.hidden < 1 || options.hidden > static_cast<int>(kMaxHidden))
     return Status::InvalidArgument("hidden size must be in [1, " + std::to_string(kMaxHidden) + "]");
+  if (options.critic_members < 0 || options.critic_members > static_cast<int>(kMaxCriticMembers) ||
+      static_cast<size_t>(1 + options.critic_members) * static_cast<size_t>(options.hidden) > kMaxCriticFloats)
+    return Status::InvalidArgument("--critic-members must be in [0, " + std::to_string(kMaxCriticMembers) +
+                                   "] with (1 + members) x hidden at most " + std::to_string(kMaxCriticFloats));
+  if (!(options.pessimism >= 0 && options.pessimism <= 100))
+    return Status::InvalidArgument("--pessimism must be in [0, 100]");
 
   RlOptions rl_options;
   rl_options.policy_hidden = options.hidden;
@@ -143,6 +160,8 @@ Result<PolicyFile> TrainPolicy(const Workload& workload, const SearchSpace& spac
   OfflineOptions offline;
   offline.critic_epochs = options.critic_epochs;
   offline.policy_steps = options.policy_steps;
+  for (const Dims& dims : shapes)
+    if (const ConfigScore* label = NoiseAwareLabel(scores, dims)) offline.labels.emplace(dims, *space.Parse(label->config));
   agent.LearnOffline(observations, offline);
 
   PolicyFile file;
@@ -168,13 +187,32 @@ Result<PolicyFile> TrainPolicy(const Workload& workload, const SearchSpace& spac
   file.critic.layer1 = Layer(critic[0], critic[1]);
   file.critic.layer2 = Layer(critic[2], critic[3]);
   file.critic.layer3 = Layer(critic[4], critic[5]);
+  // Bootstrap members: each critic sees a resample (with replacement) of the observations, so where the data
+  // say little (a config measured at few shapes, dims far from every tuned one) the members disagree.
+  for (int m = 0; m < options.critic_members; ++m) {
+    const uint64_t member_seed = options.seed * 1000003 + static_cast<uint64_t>(m) + 1;
+    CostModel member(features.size(), member_seed, CostModelOptions{options.hidden});
+    std::mt19937_64 rng(member_seed);
+    std::uniform_int_distribution<size_t> pick(0, observations.size() - 1);
+    for (size_t i = 0; i < observations.size(); ++i) {
+      const auto& [candidate, evaluation] = observations[pick(rng)];
+      member.Add(features.Encode(candidate.dims, candidate.config), Reward(evaluation));
+    }
+    member.Train(options.critic_epochs);
+    std::vector<std::vector<float>> weights = member.ExportParameters();
+    if (weights.size() != 6) return Status::Internal("unexpected critic member layout");
+    file.critic_members.push_back(
+        {Layer(weights[0], weights[1]), Layer(weights[2], weights[3]), Layer(weights[4], weights[5])});
+  }
+  file.pessimism = options.pessimism;
 
-  // The table of tuned shapes (each with its best config by the rule of config_scores.h) and the latency model
-  // of the default config.
+  // The table of tuned shapes (each with its label: a best config by the rule of config_scores.h, the most
+  // general one among those tied within the noise band) and the latency model of the default config.
   std::vector<std::vector<float>> x;
   std::vector<double> y;
   for (const Dims& dims : shapes) {
-    Config best = replay.OracleConfig(dims);
+    auto label = offline.labels.find(dims);
+    const Config best = label == offline.labels.end() ? replay.OracleConfig(dims) : label->second;
     Evaluation e = replay.Evaluate({{dims, best}})[0];
     Evaluation d = replay.Evaluate({{dims, space.Default()}})[0];
     TableEntry entry;
@@ -202,25 +240,36 @@ Result<PolicyFile> TrainPolicy(const Workload& workload, const SearchSpace& spac
   file.training.db_digest = db_digest.ok() ? HexDigest(*db_digest) : "";
   file.training.date = UtcTimestamp();
   file.training.crmap_version = CRMAP_VERSION_STRING;
-  file.training.records_used = observations.size();
+  size_t records_used = 0;
+  for (const auto& [dims, shape] : scores) records_used += shape.records;
+  file.training.records_used = records_used;
   file.training.seed = options.seed;
   CRMAP_RETURN_IF_ERROR(ValidatePolicyFile(file).WithContext("trained policy"));
+  {
+    // The ensemble's confidence in each table entry's config at its shape (what the hook returns with it).
+    CRMAP_ASSIGN_OR_RETURN(auto model, PolicyModel::Create(file));
+    for (TableEntry& entry : file.table)
+      entry.confidence = static_cast<float>(model->ConfidenceOf(entry.dims.data(), entry.config.data()));
+  }
 
   if (report) {
-    report->records = observations.size();
+    report->records = records_used;
     report->shapes = shapes.size();
     report->critic_loss = agent.critic().TrainingLoss();
     report->fallback = space.ToString(fallback);
+    if (!file.critic_members.empty() && !file.table.empty()) {
+      double sum = 0;
+      for (const TableEntry& entry : file.table) sum += entry.confidence;
+      report->mean_table_confidence = sum / static_cast<double>(file.table.size());
+    }
     CRMAP_ASSIGN_OR_RETURN(auto model, PolicyModel::Create(file));
     report->policy_agrees = 0;
-    const std::map<Dims, ShapeScores> scores = ScoreConfigs(space, records);
     for (size_t i = 0; i < file.table.size(); ++i) {
       const TableEntry& entry = file.table[i];
       std::vector<uint32_t> decided(file.knobs.size());
       model->Decide(entry.dims.data(), decided.data());
       report->policy_agrees += decided == entry.config;
-      Config config = space.Default();
-      for (size_t k = 0; k < decided.size(); ++k) config.values[k] = static_cast<int>(decided[k]);
+      const Config config = ConfigFromValueIndices(space, decided);
       auto shape = scores.find(shapes[i]);
       const Standing standing =
           shape == scores.end() ? Standing::kUnknown : StandingAt(shape->second, space.ToString(config));

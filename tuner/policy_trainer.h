@@ -1,10 +1,12 @@
 // Policy trainer: a tuning database in, a policy file out (`crmap train`).
 //
-// Data flow: the database's records of one workload and space -> observations -> the rl agent learns them
-// offline (critic on every record, then the policy towards each tuned shape's best config and the critic's
-// view of every shape) -> PolicyFile: the knobs, dims and feature spec of the space, the policy and critic
-// weights, the learned mask, a latency model of the default config by shape (least squares on the tuned
-// shapes), the table of tuned shapes with their best measured config, a fallback config, the host the
+// Data flow: the database's records of one workload and space -> one observation per shape and config at its
+// median score (replay_evaluator.h: ScoredObservations) and a noise-aware label per tuned shape
+// (config_scores.h: NoiseAwareLabel) -> the rl agent learns them offline (critic on every observation, then the
+// policy towards each label and the critic's view of every shape) -> critic members on bootstrap resamples ->
+// PolicyFile: the knobs, dims and feature spec of the space, the policy, critic and member weights, the learned
+// mask, a latency model of the default config by shape (least squares on the tuned
+// shapes), the table of tuned shapes with their labels and the ensemble's confidence in each, a fallback config, the host the
 // database was measured on, and training metadata. Deterministic for a seed when LibTorch runs on one thread
 // (OMP_NUM_THREADS=1); with more, reductions may differ in the last bits between runs. Not thread-safe.
 #pragma once
@@ -25,6 +27,10 @@ struct TrainOptions {
   int critic_epochs = 800;
   int policy_steps = 400;
   int hidden = 32;  // width of the exported networks (the hook's decide cost grows with it)
+  // Critics besides the main one, each trained on a bootstrap resample of the observations (same epochs, its
+  // own seed): their spread is each decision's confidence (policy_model.h). 0: none (confidence unknown).
+  int critic_members = 4;
+  float pessimism = 1;  // a decision away from the table maximises mean - pessimism x spread of the critics
   std::string db_path;  // recorded in the training metadata
 };
 
@@ -39,6 +45,7 @@ struct TrainReport {
   size_t policy_within_noise = 0;
   size_t policy_choice_unmeasured = 0;
   std::string fallback;      // the fallback config's canonical string
+  double mean_table_confidence = -1;  // over the table's entries (-1 without critic members)
 };
 
 // The fallback: among configs measured ok at every tuned shape (and never failing anywhere), the one with the
@@ -49,6 +56,9 @@ Config ChooseFallback(const SearchSpace& space, const std::vector<TuningRecord>&
 // config for the whole distribution, as a TensorRT optimisation profile has, would be).
 Config ChooseStaticPlan(const SearchSpace& space, const std::vector<TuningRecord>& records,
                         const std::vector<Dims>& shapes);
+
+// A config from the hook's value indices (one per knob, as PolicyModel::Decide writes them).
+Config ConfigFromValueIndices(const SearchSpace& space, const std::vector<uint32_t>& values);
 
 Result<PolicyFile> TrainPolicy(const Workload& workload, const SearchSpace& space,
                                const std::vector<TuningRecord>& records, const TrainOptions& options,

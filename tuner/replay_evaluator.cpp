@@ -36,6 +36,37 @@ std::vector<std::pair<Candidate, Evaluation>> ObservationsFromRecords(const Sear
   return observations;
 }
 
+namespace {
+
+// A config's score at a shape as the evaluation a measurement would have returned.
+Evaluation EvaluationFromScore(const ConfigScore& score) {
+  Evaluation e;
+  if (score.ran()) {
+    e.status = EvalStatus::kOk;
+    e.median_us = score.median_us;
+    e.p99_us = score.p99_us;
+    if (std::isfinite(score.speedup)) e.speedup = score.speedup;
+  } else {
+    e.status = EvalStatusFromName(score.failure_status);
+    e.message = score.failure_message;
+  }
+  return e;
+}
+
+}  // namespace
+
+std::vector<std::pair<Candidate, Evaluation>> ScoredObservations(const SearchSpace& space,
+                                                                 const std::vector<TuningRecord>& records,
+                                                                 Objective objective) {
+  std::vector<std::pair<Candidate, Evaluation>> observations;
+  for (const auto& [dims, shape] : ScoreConfigs(space, records, objective))
+    for (const auto& [text, score] : shape.configs) {
+      if (score.ran() && !std::isfinite(score.speedup)) continue;  // no figure at the objective's tail
+      observations.push_back({{dims, *space.Parse(text)}, EvaluationFromScore(score)});
+    }
+  return observations;
+}
+
 ReplayEvaluator::ReplayEvaluator(const SearchSpace& space, const std::vector<TuningRecord>& records,
                                  Objective objective)
     : space_(space) {
@@ -43,16 +74,7 @@ ReplayEvaluator::ReplayEvaluator(const SearchSpace& space, const std::vector<Tun
     const std::string key = DimsToText(dims);
     for (const auto& [text, score] : shape.configs) {
       Config config = *space.Parse(text);
-      Evaluation e;
-      if (score.ran()) {
-        e.status = EvalStatus::kOk;
-        e.median_us = score.median_us;
-        e.p99_us = score.p99_us;
-        if (std::isfinite(score.speedup)) e.speedup = score.speedup;
-      } else {
-        e.status = EvalStatusFromName(score.failure_status);
-        e.message = score.failure_message;
-      }
+      const Evaluation e = EvaluationFromScore(score);
       table_[CandidateKey(space, {dims, config})] = e;
       ++configs_at_[key];
       if (config == space.Default() && score.ran()) shapes_[key] = dims;

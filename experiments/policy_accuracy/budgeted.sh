@@ -11,9 +11,13 @@
 # into results/budgeted/<the ISA crmap runs on>/ unless --out is given. Rerunning skips every step whose
 # output exists. Roughly 5-20 minutes per workload on 2 cores (the oracle is exhaustive).
 #
+# A before/after comparison on the same campaign: BASELINE_CRMAP=<another crmap binary> also trains
+# <w>.baseline.policy from the database with that build, and `evaluate --compare-policy` measures its picks in
+# the same interleaved runs as the policy's. STOP_AFTER=tune|train ends each workload after that step.
+#
 # usage: experiments/policy_accuracy/budgeted.sh [--workloads LIST] [--isa host|avx2] [--out DIR]
 #   (default workloads: the held-out set, then the five built-ins)
-#   [--rounds N]  env: SHARE=0.10 TUNED=8 HELD_OUT=8 AGENT=rl SEED=1 OBJECTIVE=median
+#   [--rounds N]  env: SHARE=0.10 TUNED=8 HELD_OUT=8 AGENT=rl SEED=1 OBJECTIVE=median BASELINE_CRMAP= STOP_AFTER=
 set -euo pipefail
 source "$(dirname "$0")/../common.sh"
 results_by_isa=1  # results/budgeted/<the ISA crmap runs on> (avx2 under --isa avx2; version.txt says which host)
@@ -21,7 +25,9 @@ crmap_experiment_args "$root/experiments/policy_accuracy/results/budgeted" "$@"
 [ "$workloads" = "bert_ffn bert_attention resnet_bottleneck resnet_stem dlrm_mlp" ] &&
   workloads="$CRMAP_HELD_OUT bert_ffn bert_attention resnet_bottleneck resnet_stem dlrm_mlp"
 share=${SHARE:-0.10}; tuned=${TUNED:-8}; held_out=${HELD_OUT:-8}; agent=${AGENT:-rl}; seed=${SEED:-1}
-eval_rounds=$rounds; objective=${OBJECTIVE:-median}
+eval_rounds=$rounds; objective=${OBJECTIVE:-median}; baseline_crmap=${BASELINE_CRMAP:-}; stop_after=${STOP_AFTER:-}
+case "$stop_after" in ""|tune|train) ;; *) echo "STOP_AFTER must be tune or train" >&2; exit 2 ;; esac
+[ -z "$baseline_crmap" ] || [ -x "$baseline_crmap" ] || { echo "BASELINE_CRMAP=$baseline_crmap is not executable" >&2; exit 2; }
 declare -A distribution=([bert_ffn]=bert_ffn_chat [bert_attention]=bert_attention_short_queries
   [resnet_bottleneck]=resnet_bottleneck_mixed [resnet_stem]=resnet_stem_photos [dlrm_mlp]=dlrm_mlp_online
   [qwen2_mlp]=qwen2_mlp_decode [mobilenet_v2_block]=mobilenet_v2_block_camera
@@ -33,29 +39,39 @@ echo "protocol: share $share of plan configs x $tuned tuned shapes, agent $agent
 
 for workload in $workloads; do
   w=$(crmap_workload_arg "$workload")
-  shapes="${distribution[$workload]}"
-  [[ " $CRMAP_HELD_OUT " == *" $workload "* ]] && shapes="$root/datasets/heldout/distributions/$shapes.json"
+  shapes=$(crmap_distribution_arg "$workload" "${distribution[$workload]}")
   plan=$("$crmap" space --workload "$w" --json | "$python" -c 'import json,sys; print(json.load(sys.stdin)["size"]["plan"])')
   budget=$("$python" -c "import math; print(max(1, math.floor($share * $plan * $tuned)))")
   db="$out/$workload.jsonl"
+  { grep -v "^$workload " "$out/budgets.txt" 2>/dev/null || true; echo "$workload $plan $budget"; } | sort > "$out/budgets.txt.tmp"
+  mv "$out/budgets.txt.tmp" "$out/budgets.txt"
   if [ ! -s "$out/${workload}_tune.json" ]; then
     echo "== $workload: $agent campaign, $budget measurements (${share} of $plan plan configs x $tuned shapes)" >&2
     rm -f "$db"
     "$crmap" tune --workload "$w" --shapes "$shapes" --num-shapes "$tuned" --agent "$agent" --seed "$seed" \
       --budget "$budget" --db "$db" --no-confirm --objective "$objective" --json > "$out/${workload}_tune.json"
   fi
+  [ "$stop_after" = tune ] && continue
   if [ ! -s "$out/${workload}_train.json" ]; then
     echo "== $workload: training" >&2
     "$crmap" train --db "$db" --workload "$w" --out "$out/$workload.policy" --json > "$out/${workload}_train.json"
   fi
+  compare=()
+  if [ -n "$baseline_crmap" ]; then
+    if [ ! -s "$out/${workload}_baseline_train.json" ]; then
+      echo "== $workload: training with the baseline build $baseline_crmap" >&2
+      "$baseline_crmap" train --db "$db" --workload "$w" --out "$out/$workload.baseline.policy" --json \
+        > "$out/${workload}_baseline_train.json"
+    fi
+    compare=(--compare-policy "$out/$workload.baseline.policy")
+  fi
+  [ "$stop_after" = train ] && continue
   if [ ! -s "$out/${workload}_evaluate.json" ]; then
     echo "== $workload: evaluating on $held_out held-out shapes of $(basename "$shapes" .json)" >&2
     "$crmap" evaluate --policy "$out/$workload.policy" --db "$db" --workload "$w" --shapes "$shapes" \
-      --held-out "$held_out" --rounds "$eval_rounds" --objective "$objective" --json \
+      --held-out "$held_out" --rounds "$eval_rounds" --objective "$objective" "${compare[@]}" --json \
       --out "$out/${workload}_evaluate.json" >/dev/null
   fi
-  echo "$workload $plan $budget" >> "$out/budgets.txt.new"
 done
-sort -u "$out/budgets.txt.new" $( [ -f "$out/budgets.txt" ] && echo "$out/budgets.txt") > "$out/budgets.txt.tmp"
-rm -f "$out/budgets.txt.new" && mv "$out/budgets.txt.tmp" "$out/budgets.txt"
+[ -n "$stop_after" ] && exit 0
 "$python" "$root/experiments/policy_accuracy/budgeted_table.py" "$out" "$CRMAP_HELD_OUT" | tee "$out/table.md"

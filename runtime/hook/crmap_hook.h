@@ -74,6 +74,10 @@ typedef struct crmap_decision {
   int32_t values[CRMAP_HOOK_MAX_KNOBS];    /* value index per knob, in the policy's knob order */
   double predicted_latency_us;             /* 0 when unknown (fallback) */
   double propensity;                       /* probability the decision had (1: deterministic) */
+  double confidence;                       /* in [0, 1]: the share of the policy's critic ensemble that predicts
+                                            * this config within 5% of the best it screened (a table entry: as
+                                            * stored at training); -1: unknown (fallback, or a policy file before
+                                            * format version 3). See docs/hook.md for its calibration. */
   int32_t source;                          /* a crmap_source */
   uint64_t decision_id;                    /* pass to crmap_hook_observe */
 } crmap_decision;

@@ -70,6 +70,7 @@ struct CacheSlot {
   std::atomic<int64_t> dims[kCacheDims] = {};
   std::atomic<uint64_t> config_id{0};
   std::atomic<double> predicted_us{0};
+  std::atomic<double> confidence{-1};
 };
 
 // One loaded policy and the cache of its answers.
@@ -84,7 +85,7 @@ struct HookState {
     return static_cast<size_t>(h ^ (h >> 29)) & (kCacheSlots - 1);
   }
 
-  bool Lookup(const int64_t* dims, size_t n, uint64_t* id, double* predicted) const {
+  bool Lookup(const int64_t* dims, size_t n, uint64_t* id, double* predicted, double* confidence) const {
     if (n > kCacheDims) return false;
     const CacheSlot& slot = cache[SlotOf(dims, n)];
     uint64_t s1 = slot.seq.load(std::memory_order_acquire);
@@ -93,14 +94,16 @@ struct HookState {
     for (size_t i = 0; i < n; ++i) same &= slot.dims[i].load(std::memory_order_relaxed) == dims[i];
     uint64_t value = slot.config_id.load(std::memory_order_relaxed);
     double p = slot.predicted_us.load(std::memory_order_relaxed);
+    double c = slot.confidence.load(std::memory_order_relaxed);
     std::atomic_thread_fence(std::memory_order_acquire);
     if (slot.seq.load(std::memory_order_relaxed) != s1 || !same) return false;
     *id = value;
     *predicted = p;
+    *confidence = c;
     return true;
   }
 
-  void Store(const int64_t* dims, size_t n, uint64_t id, double predicted) {
+  void Store(const int64_t* dims, size_t n, uint64_t id, double predicted, double confidence) {
     if (n > kCacheDims) return;
     CacheSlot& slot = cache[SlotOf(dims, n)];
     uint64_t s = slot.seq.load(std::memory_order_relaxed);
@@ -109,6 +112,7 @@ struct HookState {
     for (size_t i = 0; i < n; ++i) slot.dims[i].store(dims[i], std::memory_order_relaxed);
     slot.config_id.store(id, std::memory_order_relaxed);
     slot.predicted_us.store(predicted, std::memory_order_relaxed);
+    slot.confidence.store(confidence, std::memory_order_relaxed);
     slot.seq.store(s + 2, std::memory_order_release);
   }
 };
@@ -388,6 +392,7 @@ crmap_status crmap_hook_decide(crmap_hook* hook, const int64_t* dims, size_t dim
   ReadGuard guard(hook);
   HookState* state = guard.state();
   decision->propensity = 1.0;
+  decision->confidence = -1;
   if (!state) {
     std::memcpy(decision->config, hook->fallback.c_str(), hook->fallback.size() + 1);
     decision->knob_count = 0;
@@ -411,7 +416,7 @@ crmap_status crmap_hook_decide(crmap_hook* hook, const int64_t* dims, size_t dim
     in_range &= dims[i] >= file.dims[i].min && dims[i] <= file.dims[i].max;
   }
   uint32_t config[CRMAP_HOOK_MAX_KNOBS];
-  double predicted = 0;
+  double predicted = 0, confidence = -1;
   int32_t source = CRMAP_SOURCE_POLICY;
   long entry = model.FindTableEntry(dims);
   uint64_t id = 0;
@@ -419,13 +424,14 @@ crmap_status crmap_hook_decide(crmap_hook* hook, const int64_t* dims, size_t dim
     const crmap::TableEntry& e = file.table[static_cast<size_t>(entry)];
     std::copy(e.config.begin(), e.config.end(), config);
     predicted = e.median_us;
+    confidence = e.confidence;
     source = CRMAP_SOURCE_TABLE;
-  } else if (model.ids_fit() && state->Lookup(dims, dim_count, &id, &predicted)) {
+  } else if (model.ids_fit() && state->Lookup(dims, dim_count, &id, &predicted, &confidence)) {
     model.ConfigFromId(id, config);
     guard.shard().cache_hits.fetch_add(1, std::memory_order_relaxed);
   } else {
-    predicted = model.LatencyFromLogSpeedup(dims, model.Decide(dims, config));
-    if (model.ids_fit()) state->Store(dims, dim_count, model.ConfigId(config), predicted);
+    predicted = model.LatencyFromLogSpeedup(dims, model.Decide(dims, config, &confidence));
+    if (model.ids_fit()) state->Store(dims, dim_count, model.ConfigId(config), predicted, confidence);
     guard.shard().network_evaluations.fetch_add(1, std::memory_order_relaxed);
   }
   model.SetRuntimeKnobs(config);
@@ -435,6 +441,7 @@ crmap_status crmap_hook_decide(crmap_hook* hook, const int64_t* dims, size_t dim
   decision->knob_count = static_cast<int32_t>(model.knob_count());
   for (size_t k = 0; k < model.knob_count(); ++k) decision->values[k] = static_cast<int32_t>(config[k]);
   decision->predicted_latency_us = predicted;
+  decision->confidence = confidence;
   decision->source = source;
   decision->decision_id = hook->next_decision.fetch_add(1, std::memory_order_relaxed);
   hook->ring[decision->decision_id & (kRingSlots - 1)].Issue(decision->decision_id, predicted);

@@ -178,6 +178,14 @@ void EncodePayload(const PolicyFile& f, Writer& w) {
   w.U64(f.training.records_used);
   w.U64(f.training.seed);
   w.Str(f.workload_source);  // since version 2
+  w.U32(static_cast<uint32_t>(f.critic_members.size()));  // since version 3
+  for (const auto& member : f.critic_members) {
+    w.Layer(member.layer1);
+    w.Layer(member.layer2);
+    w.Layer(member.layer3);
+  }
+  w.F32(f.pessimism);
+  for (const auto& e : f.table) w.F32(e.confidence);
 }
 
 PolicyFile DecodePayload(Reader& r, uint32_t version) {
@@ -249,6 +257,18 @@ PolicyFile DecodePayload(Reader& r, uint32_t version) {
   f.training.records_used = r.U64("training records");
   f.training.seed = r.U64("training seed");
   if (version >= 2) f.workload_source = r.Str("workload source");
+  if (version >= 3) {
+    uint32_t members = r.Count("critic members", kMaxCriticMembers, 3 * 8);
+    for (uint32_t i = 0; i < members && r.ok(); ++i) {
+      CriticWeights member;
+      member.layer1 = r.Layer("critic member layer 1");
+      member.layer2 = r.Layer("critic member layer 2");
+      member.layer3 = r.Layer("critic member layer 3");
+      f.critic_members.push_back(member);
+    }
+    f.pessimism = r.F32("pessimism");
+    for (size_t i = 0; i < f.table.size() && r.ok(); ++i) f.table[i].confidence = r.F32("table confidence");
+  }
   return f;
 }
 
@@ -362,6 +382,23 @@ Status ValidatePolicyFile(const PolicyFile& f) {
                                    "critic layer 1"));
   CRMAP_RETURN_IF_ERROR(CheckLayer(f.critic.layer2, critic_hidden, critic_hidden, "critic layer 2"));
   CRMAP_RETURN_IF_ERROR(CheckLayer(f.critic.layer3, critic_hidden, 1, "critic layer 3"));
+  if (f.critic_members.size() > kMaxCriticMembers)
+    return Status::Corruption("the policy has " + std::to_string(f.critic_members.size()) + " critic members; at most " +
+                              std::to_string(kMaxCriticMembers) + " are supported");
+  for (size_t m = 0; m < f.critic_members.size(); ++m) {
+    const CriticWeights& member = f.critic_members[m];
+    const std::string what = "critic member " + std::to_string(m);
+    CRMAP_RETURN_IF_ERROR(CheckLayer(member.layer1, static_cast<uint32_t>(f.features.size()), critic_hidden,
+                                     what + " layer 1"));
+    CRMAP_RETURN_IF_ERROR(CheckLayer(member.layer2, critic_hidden, critic_hidden, what + " layer 2"));
+    CRMAP_RETURN_IF_ERROR(CheckLayer(member.layer3, critic_hidden, 1, what + " layer 3"));
+  }
+  if ((1 + f.critic_members.size()) * critic_hidden > kMaxCriticFloats)
+    return Status::Corruption("the critic has hidden size " + std::to_string(critic_hidden) + " and " +
+                              std::to_string(f.critic_members.size()) + " members; (1 + members) x hidden must be at "
+                              "most " + std::to_string(kMaxCriticFloats));
+  if (!std::isfinite(f.pessimism) || f.pessimism < 0 || f.pessimism > 100)
+    return Status::Corruption("the pessimism is " + std::to_string(f.pessimism) + "; it must be in [0, 100]");
   if (f.latency_model.size() != f.dims.size() + 1)
     return Status::Corruption("the latency model needs one weight per dim plus a bias");
   for (float v : f.latency_model)
@@ -373,6 +410,9 @@ Status ValidatePolicyFile(const PolicyFile& f) {
     CRMAP_RETURN_IF_ERROR(CheckConfig(f.knobs, e.config, what));
     if (!std::isfinite(e.median_us) || !std::isfinite(e.p99_us) || !std::isfinite(e.speedup))
       return Status::Corruption(what + " holds a NaN or infinite number");
+    if (!(e.confidence == -1 || (e.confidence >= 0 && e.confidence <= 1)))
+      return Status::Corruption(what + " has confidence " + std::to_string(e.confidence) +
+                                "; it must be in [0, 1], or -1 for unknown");
     if (!(e.median_us > 0) || !(e.p99_us > 0) || !(e.speedup > 0))
       return Status::Corruption(what + " holds a latency or speedup <= 0 (median " + std::to_string(e.median_us) +
                                 " us, p99 " + std::to_string(e.p99_us) + " us, speedup " + std::to_string(e.speedup) +

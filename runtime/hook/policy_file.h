@@ -21,7 +21,8 @@
 namespace crmap {
 
 constexpr char kPolicyMagic[8] = {'C', 'R', 'M', 'A', 'P', 'P', 'O', 'L'};
-constexpr uint32_t kPolicyFormatVersion = 2;        // written; 2 added the workload's source
+// Written; 2 added the workload's source, 3 the critic ensemble, the pessimism and the table's confidences.
+constexpr uint32_t kPolicyFormatVersion = 3;
 constexpr uint32_t kOldestPolicyFormatVersion = 1;  // read
 
 // Limits a decoder enforces before allocating: a file claiming more is corrupt.
@@ -32,6 +33,8 @@ constexpr uint32_t kMaxKnobValues = 64;
 constexpr uint32_t kMaxHidden = 1024;
 constexpr uint32_t kMaxLayerInputs = 8192;
 constexpr uint32_t kMaxTableEntries = 1000000;
+constexpr uint32_t kMaxCriticMembers = 16;
+constexpr uint32_t kMaxCriticFloats = 4096;  // (1 + critic members) x critic hidden size: the hook's stack scratch
 constexpr uint64_t kMaxPolicyFileBytes = uint64_t{256} << 20;  // a whole file (ReadPolicyFile)
 
 struct PolicyDim {
@@ -85,6 +88,9 @@ struct TableEntry {
   float median_us = 0;
   float p99_us = 0;
   float speedup = 0;              // over the default config at that shape, measured side by side
+  // How sure the policy is that `config` is within 5% of the best config at that shape, in [0, 1]: the share of
+  // the critic ensemble that predicts so (policy_model.h: Confidence); -1 when unknown (a file before version 3).
+  float confidence = -1;
 };
 
 struct PolicyHost {
@@ -114,6 +120,11 @@ struct PolicyFile {
   std::vector<std::vector<uint8_t>> mask;  // [knob][value]: 1 = the policy may choose it
   PolicyNetworkWeights policy;
   CriticWeights critic;
+  // Since version 3: critics of the same layout trained on bootstrap resamples of the training data (their
+  // spread is the decision's uncertainty; empty before version 3), and how much a decision away from the table
+  // discounts a candidate for that spread (it maximises mean - pessimism x standard deviation over the critics).
+  std::vector<CriticWeights> critic_members;
+  float pessimism = 0;
   std::vector<float> latency_model;  // log(default latency, us) = sum_i w_i * dim_feature_i + w_last
   std::vector<TableEntry> table;
   std::vector<uint32_t> fallback;    // one value index per knob

@@ -103,16 +103,22 @@ Result<std::unique_ptr<PolicyModel>> PolicyModel::Create(PolicyFile file) {
   for (const auto& entry : f.table) offer(entry.config);
   offer(f.fallback);
   model->trunk1_ = Transpose(f.policy.trunk1);
-  model->critic1_ = Transpose(f.critic.layer1);
-  for (const auto& candidate : model->candidates_) {
-    std::vector<float> rows(model->critic1_.out, 0.f);
-    model->AddCriticKnobRows(candidate.data(), rows.data());
-    model->candidate_rows_.push_back(rows);
+  std::vector<const CriticWeights*> critics = {&f.critic};
+  for (const auto& member : f.critic_members) critics.push_back(&member);
+  for (const CriticWeights* weights : critics) {
+    Critic critic;
+    critic.layer1 = Transpose(weights->layer1);
+    critic.layer2 = Transpose(weights->layer2);
+    critic.layer3 = Transpose(weights->layer3);
+    for (const auto& candidate : model->candidates_) {
+      std::vector<float> rows(critic.layer1.out, 0.f);
+      model->AddCriticKnobRows(critic, candidate.data(), rows.data());
+      critic.candidate_rows.push_back(rows);
+    }
+    model->critics_.push_back(std::move(critic));
   }
   model->trunk2_ = Transpose(f.policy.trunk2);
   for (const auto& head : f.policy.heads) model->heads_.push_back(Transpose(head));
-  model->critic2_ = Transpose(f.critic.layer2);
-  model->critic3_ = Transpose(f.critic.layer3);
   model->table_order_.resize(f.table.size());
   for (uint32_t i = 0; i < f.table.size(); ++i) model->table_order_[i] = i;
   std::sort(model->table_order_.begin(), model->table_order_.end(),
@@ -143,26 +149,75 @@ void PolicyModel::DimFeatures(const int64_t* dims, float* out) const {
   }
 }
 
-double PolicyModel::Decide(const int64_t* dims, uint32_t* config) const {
-  DecodeGreedy(dims, config);
-  const uint32_t hidden = critic1_.out;
-  float common[kMaxHidden], layer1[kMaxHidden];
-  CriticDimPart(dims, common);
-  std::memcpy(layer1, common, hidden * sizeof(float));
-  AddCriticKnobRows(config, layer1);
-  double best = CriticFromLayer1(layer1);
-  long choice = -1;
-  for (size_t c = 0; c < candidates_.size(); ++c) {
-    const float* rows = candidate_rows_[c].data();
-    for (uint32_t o = 0; o < hidden; ++o) layer1[o] = common[o] + rows[o];
-    double predicted = CriticFromLayer1(layer1);
-    if (predicted > best) {
-      best = predicted;
-      choice = static_cast<long>(c);
-    }
+double PolicyModel::Decide(const int64_t* dims, uint32_t* config, double* confidence) const {
+  uint32_t greedy[kMaxPolicyKnobs];
+  DecodeGreedy(dims, greedy);
+  return Screen(dims, greedy, nullptr, config, confidence);
+}
+
+double PolicyModel::ConfidenceOf(const int64_t* dims, const uint32_t* config) const {
+  if (critics_.size() < 2) return -1;
+  uint32_t greedy[kMaxPolicyKnobs];
+  DecodeGreedy(dims, greedy);
+  double confidence = -1;
+  Screen(dims, greedy, config, nullptr, &confidence);
+  return confidence;
+}
+
+double PolicyModel::Screen(const int64_t* dims, const uint32_t* greedy, const uint32_t* forced, uint32_t* config,
+                           double* confidence) const {
+  // Streams over the candidates (the greedy config first, then the screened ones, then `forced`), keeping per
+  // critic its best prediction and the chosen candidate's prediction: no per-candidate storage.
+  const size_t critic_count = critics_.size();
+  const uint32_t hidden = critics_[0].layer1.out;
+  float dim_parts[kMaxCriticFloats], layer1[kMaxHidden];
+  double predictions[kMaxCriticMembers + 1], best_of_critic[kMaxCriticMembers + 1], chosen[kMaxCriticMembers + 1];
+  for (size_t j = 0; j < critic_count; ++j) {
+    CriticDimPart(critics_[j], dims, dim_parts + j * hidden);
+    best_of_critic[j] = -1e300;
   }
-  if (choice >= 0) std::copy(candidates_[choice].begin(), candidates_[choice].end(), config);
-  return best;
+  const double pessimism = critic_count > 1 ? file_.pessimism : 0.0;
+  double best_score = -1e300, chosen_mean = 0;
+  long choice = -2;  // -2: none yet, -1: greedy (or forced), >= 0: a screened candidate
+  auto consider = [&](long index, const uint32_t* candidate) {
+    double sum = 0, sum_squares = 0;
+    for (size_t j = 0; j < critic_count; ++j) {
+      const float* part = dim_parts + j * hidden;
+      if (index >= 0) {
+        const float* rows = critics_[j].candidate_rows[static_cast<size_t>(index)].data();
+        for (uint32_t o = 0; o < hidden; ++o) layer1[o] = part[o] + rows[o];
+      } else {
+        std::memcpy(layer1, part, hidden * sizeof(float));
+        AddCriticKnobRows(critics_[j], candidate, layer1);
+      }
+      predictions[j] = CriticFromLayer1(critics_[j], layer1);
+      best_of_critic[j] = std::max(best_of_critic[j], predictions[j]);
+      sum += predictions[j];
+      sum_squares += predictions[j] * predictions[j];
+    }
+    const double mean = sum / static_cast<double>(critic_count);
+    const double variance = std::max(0.0, sum_squares / static_cast<double>(critic_count) - mean * mean);
+    const double score = mean - pessimism * std::sqrt(variance);
+    if (forced ? index == -1 && candidate == forced : score > best_score) {
+      best_score = score;
+      choice = index;
+      chosen_mean = mean;
+      std::copy(predictions, predictions + critic_count, chosen);
+    }
+  };
+  consider(-1, greedy);
+  for (size_t c = 0; c < candidates_.size(); ++c) consider(static_cast<long>(c), nullptr);
+  if (forced) consider(-1, forced);
+  if (config) {
+    const uint32_t* source = choice >= 0 ? candidates_[static_cast<size_t>(choice)].data() : greedy;
+    std::copy(source, source + file_.knobs.size(), config);
+  }
+  if (confidence) {
+    size_t agree = 0;
+    for (size_t j = 0; j < critic_count; ++j) agree += chosen[j] >= best_of_critic[j] - std::log(1.05);
+    *confidence = critic_count > 1 ? static_cast<double>(agree) / static_cast<double>(critic_count) : -1.0;
+  }
+  return chosen_mean;
 }
 
 void PolicyModel::DecodeGreedy(const int64_t* dims, uint32_t* config) const {
@@ -197,42 +252,46 @@ void PolicyModel::DecodeGreedy(const int64_t* dims, uint32_t* config) const {
   }
 }
 
-void PolicyModel::CriticDimPart(const int64_t* dims, float* out) const {
-  const uint32_t hidden = critic1_.out;
+void PolicyModel::CriticDimPart(const Critic& critic, const int64_t* dims, float* out) const {
+  const uint32_t hidden = critic.layer1.out;
   float features[kMaxPolicyDims];
   DimFeatures(dims, features);
-  std::memcpy(out, critic1_.bias.data(), hidden * sizeof(float));
+  std::memcpy(out, critic.layer1.bias.data(), hidden * sizeof(float));
   for (size_t i = 0; i < file_.dims.size(); ++i) {
-    const float* row = critic1_.weights.data() + i * hidden;
+    const float* row = critic.layer1.weights.data() + i * hidden;
     for (uint32_t o = 0; o < hidden; ++o) out[o] += row[o] * features[i];
   }
 }
 
-void PolicyModel::AddCriticKnobRows(const uint32_t* config, float* layer1) const {
-  const uint32_t hidden = critic1_.out;
+void PolicyModel::AddCriticKnobRows(const Critic& critic, const uint32_t* config, float* layer1) const {
+  const uint32_t hidden = critic.layer1.out;
   for (size_t k = 0; k < file_.knobs.size(); ++k) {
     if (feature_offset_[k] == SIZE_MAX) continue;
-    const float* row = critic1_.weights.data() + (feature_offset_[k] + config[k]) * hidden;
+    const float* row = critic.layer1.weights.data() + (feature_offset_[k] + config[k]) * hidden;
     for (uint32_t o = 0; o < hidden; ++o) layer1[o] += row[o];
   }
 }
 
-double PolicyModel::CriticFromLayer1(const float* layer1) const {
+double PolicyModel::CriticFromLayer1(const Critic& critic, const float* layer1) {
   // The input is the dim features plus a one-hot per plan knob, so the first layer is a sum of weight rows.
-  const uint32_t hidden = critic1_.out;
+  const uint32_t hidden = critic.layer1.out;
   float a[kMaxHidden], b[kMaxHidden], out[1];
   for (uint32_t i = 0; i < hidden; ++i) a[i] = std::max(0.f, layer1[i]);
-  Dense(critic2_, a, b);
-  for (uint32_t i = 0; i < critic2_.out; ++i) b[i] = std::max(0.f, b[i]);
-  Dense(critic3_, b, out);
+  Dense(critic.layer2, a, b);
+  for (uint32_t i = 0; i < critic.layer2.out; ++i) b[i] = std::max(0.f, b[i]);
+  Dense(critic.layer3, b, out);
   return out[0];
 }
 
 double PolicyModel::PredictLogSpeedup(const int64_t* dims, const uint32_t* config) const {
   float layer1[kMaxHidden];
-  CriticDimPart(dims, layer1);
-  AddCriticKnobRows(config, layer1);
-  return CriticFromLayer1(layer1);
+  double sum = 0;
+  for (const Critic& critic : critics_) {
+    CriticDimPart(critic, dims, layer1);
+    AddCriticKnobRows(critic, config, layer1);
+    sum += CriticFromLayer1(critic, layer1);
+  }
+  return sum / static_cast<double>(critics_.size());
 }
 
 double PolicyModel::PredictLatencyUs(const int64_t* dims, const uint32_t* config) const {

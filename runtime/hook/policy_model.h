@@ -4,8 +4,10 @@
 // does in LibTorch, with the first layer updated incrementally (one weight column added per chosen knob
 // value) instead of recomputed, weights transposed for vectorised loops and a tanh accurate to 1.5e-7 (the
 // choices agree with LibTorch's; only exact ties could differ). PredictLatencyUs() combines the latency model
-// (log latency of the default config by shape) with the critic (log speedup of a config). Table lookups are a
-// binary search. Nothing here allocates after Create: scratch lives on the stack (hidden sizes are bounded).
+// (log latency of the default config by shape) with the critics (log speedup of a config: the main critic and,
+// from format version 3, its bootstrap members; their mean is the prediction, their spread the uncertainty).
+// Table lookups are a binary search. Nothing here allocates after Create: scratch lives on the stack (hidden
+// sizes and member counts are bounded).
 //
 // Immutable after Create; every method is const and safe to call from many threads at once.
 #pragma once
@@ -40,11 +42,18 @@ class PolicyModel {
   // Index into file().table of the entry for exactly these dims (dim_count() values), or -1.
   long FindTableEntry(const int64_t* dims) const;
   // The hook's answer for dims it has no table entry for: among the policy network's greedy config, the
-  // distinct best configs of the tuned shapes and the fallback, the one the critic predicts fastest at these
-  // dims (the rl agent's screening, with the candidates the table vouches for). knob_count() value indices
-  // into `config`; runtime knobs at their defaults.
-  // Returns the critic's predicted log speedup of the chosen config.
-  double Decide(const int64_t* dims, uint32_t* config) const;
+  // distinct best configs of the tuned shapes and the fallback, the one the critics predict fastest at these
+  // dims (the rl agent's screening, with the candidates the table vouches for): the largest mean predicted log
+  // speedup minus file().pessimism x its standard deviation over the critics. knob_count() value indices into
+  // `config`; runtime knobs at their defaults. `confidence`, when not null, receives ConfidenceOf the choice.
+  // Returns the critics' mean predicted log speedup of the chosen config.
+  double Decide(const int64_t* dims, uint32_t* config, double* confidence = nullptr) const;
+  // How sure the policy is that `config` is within 5% of the best config at `dims`: the share of the critics
+  // (main and members) whose prediction for it is within log(1.05) of their own best prediction among the
+  // candidates Decide screens and `config`. -1 (unknown) for a policy without members (format version < 3).
+  double ConfidenceOf(const int64_t* dims, const uint32_t* config) const;
+  // The critics: the main one and its members (1 + file().critic_members.size()).
+  size_t critic_count() const { return critics_.size(); }
   // The policy network's own greedy config (what PolicyNetwork::Sample(greedy) gives in LibTorch).
   void DecodeGreedy(const int64_t* dims, uint32_t* config) const;
   // The configs Decide screens besides the greedy one: the table's distinct configs and the fallback.
@@ -53,7 +62,7 @@ class PolicyModel {
   double PredictLatencyUs(const int64_t* dims, const uint32_t* config) const;
   // The same from a predicted log speedup over the default (what Decide returns).
   double LatencyFromLogSpeedup(const int64_t* dims, double log_speedup) const;
-  // The critic's predicted log speedup of `config` over the default config at `dims`.
+  // The critics' mean predicted log speedup of `config` over the default config at `dims`.
   double PredictLogSpeedup(const int64_t* dims, const uint32_t* config) const;
   // Sets the runtime knobs (batching, placement) of `config` to the policy's values for them: each knob's
   // default_index, which `crmap tune --requests` sets to what serving measured best. Every answer passes here.
@@ -73,13 +82,22 @@ class PolicyModel {
  private:
   explicit PolicyModel(PolicyFile file) : file_(std::move(file)) {}
   static Transposed Transpose(const DenseLayer& layer);
+  // One critic, transposed, with the sum of its first-layer knob rows for each screened candidate.
+  struct Critic {
+    Transposed layer1, layer2, layer3;
+    std::vector<std::vector<float>> candidate_rows;
+  };
   void DimFeatures(const int64_t* dims, float* out) const;
-  // The critic's first layer without the knob one-hots: bias + weights x dim features.
-  void CriticDimPart(const int64_t* dims, float* out) const;
+  // A critic's first layer without the knob one-hots: bias + weights x dim features.
+  void CriticDimPart(const Critic& critic, const int64_t* dims, float* out) const;
   // Adds the first-layer rows of `config`'s one-hots to `layer1`.
-  void AddCriticKnobRows(const uint32_t* config, float* layer1) const;
-  // The critic's output from its complete first-layer pre-activation.
-  double CriticFromLayer1(const float* layer1) const;
+  void AddCriticKnobRows(const Critic& critic, const uint32_t* config, float* layer1) const;
+  // A critic's output from its complete first-layer pre-activation.
+  static double CriticFromLayer1(const Critic& critic, const float* layer1);
+  // Screens the greedy config (in `greedy`) and the candidates at `dims`; writes the choice into `config` unless
+  // `forced` names the config to judge instead. Returns its mean prediction; `confidence` gets its share.
+  double Screen(const int64_t* dims, const uint32_t* greedy, const uint32_t* forced, uint32_t* config,
+                double* confidence) const;
 
   PolicyFile file_;
   std::vector<uint32_t> table_order_;     // table indices sorted by dims
@@ -87,9 +105,9 @@ class PolicyModel {
   std::vector<size_t> runtime_knobs_;     // knob indices of runtime knobs
   std::vector<size_t> choice_offset_;     // per plan knob: first one-hot slot in the policy input
   std::vector<size_t> feature_offset_;    // per knob: first one-hot slot in the critic input (plan knobs only)
-  Transposed trunk1_, trunk2_, critic1_, critic2_, critic3_;
+  Transposed trunk1_, trunk2_;
+  std::vector<Critic> critics_;  // the main critic first, then the members
   std::vector<std::vector<uint32_t>> candidates_;
-  std::vector<std::vector<float>> candidate_rows_;  // per candidate: the sum of its critic first-layer rows
   size_t max_config_length_ = 0;
   bool ids_fit_ = true;
   std::vector<Transposed> heads_;

@@ -162,6 +162,34 @@ TEST_F(ConfigScoresTest, AConfigWithinTheNoiseBandOfTheBestIsTiedOutsideItBehind
   EXPECT_EQ(StandingAt(unknown, space_.ToString(testing::MustConfig(space_, "weights=packed"))), Standing::kUnknown);
 }
 
+TEST_F(ConfigScoresTest, TheLabelAmongTiedConfigsIsTheOneTiedAtMostShapesNotTheLuckiestSample) {
+  const Dims small = {{"batch", 4}}, large = {{"batch", 64}}, mid = {{"batch", 16}};
+  // At batch 4 threads=1 is best by 2% (a tie) over weights=packed, which is best at batch 16 and 64, where
+  // threads=1 is 20% and 60% behind: weights=packed is the label at batch 4 too.
+  std::vector<TuningRecord> records = {
+      Record("default", "ok", 100, 1, small), Record("threads=1", "ok", 50, 0.50, small),
+      Record("weights=packed", "ok", 51, 0.51, small), Record("precision=bf16", "ok", 40, 0.80, small),
+      Record("default", "ok", 100, 1, large), Record("threads=1", "ok", 80, 0.80, large),
+      Record("weights=packed", "ok", 50, 0.50, large),
+      Record("default", "ok", 100, 1, mid), Record("threads=1", "ok", 60, 0.60, mid),
+      Record("weights=packed", "ok", 50, 0.50, mid)};
+  auto scores = ScoreConfigs(space_, records);
+  auto label = [&](const Dims& dims, double band = kNoiseBand) { return NoiseAwareLabel(scores, dims, band)->config; };
+  const std::string packed = space_.ToString(testing::MustConfig(space_, "weights=packed"));
+  const std::string one_thread = space_.ToString(testing::MustConfig(space_, "threads=1"));
+  EXPECT_EQ(scores.at(small).Best()->config, one_thread);  // what a plain argmax would teach
+  EXPECT_EQ(label(small), packed);
+  EXPECT_EQ(label(large), packed);
+  EXPECT_EQ(label(small, 0.0), one_thread);  // no band: no tie, the best itself
+  // Tied at as many shapes: the larger mean log speedup over the shapes where each ran decides.
+  auto even = ScoreConfigs(space_, {Record("default", "ok", 100, 1, small), Record("threads=1", "ok", 50, 0.50, small),
+                                    Record("weights=packed", "ok", 51, 0.51, small),
+                                    Record("default", "ok", 100, 1, large), Record("threads=1", "ok", 72, 0.72, large),
+                                    Record("weights=packed", "ok", 70, 0.70, large)});  // tied at both
+  EXPECT_EQ(NoiseAwareLabel(even, small)->config, packed);
+  EXPECT_EQ(NoiseAwareLabel(even, mid), nullptr);  // not a shape of the scores
+}
+
 TEST_F(ConfigScoresTest, BaselinesAndForeignConfigsAreLeftOutAndShapesKeptApart) {
   TuningRecord peer = Record("default", "ok", 5, 0.05);
   peer.baseline = true;

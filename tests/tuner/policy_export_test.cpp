@@ -25,7 +25,11 @@ TEST(PolicyExportTest, NamesValuesListsAllowedOnesAndPutsIdentityFirst) {
     EXPECT_EQ(knob["values"].size(), 2u);
   }
   EXPECT_EQ(json["critic"]["layer1"]["in"], file.critic.layer1.in);
-  EXPECT_EQ((--json.end()).key(), "critic");  // the long weights last
+  EXPECT_EQ(json["table"][0]["confidence"], file.table[0].confidence);
+  EXPECT_EQ(json["pessimism"], file.pessimism);
+  ASSERT_EQ(json["critic_members"].size(), file.critic_members.size());
+  EXPECT_EQ(json["critic_members"][0]["layer1"]["out"], file.critic_members[0].layer1.out);
+  EXPECT_EQ((--json.end()).key(), "critic_members");  // the long weights last
 }
 
 }  // namespace

@@ -77,5 +77,22 @@ TEST_F(ReplayEvaluatorTest, RepeatedMeasurementsReplayTheirMedianAndForeignConfi
   EXPECT_EQ(observations.size(), 3u);  // every parsable record, in file order (duplicates included)
 }
 
+// What training learns from: one observation per shape and config, at its median score — a config measured
+// twice counts once, so neither of its records decides alone.
+TEST_F(ReplayEvaluatorTest, ScoredObservationsHoldEachConfigOnceAtItsMedian) {
+  TuningRecord failed = Record(small_, "weights=packed", "error", 0, 1.0);
+  std::vector<TuningRecord> records = {Record(small_, "default", "ok", 100, 1.0),
+                                       Record(small_, "threads=1", "ok", 50, 0.5),
+                                       Record(small_, "threads=1", "ok", 10, 0.1), failed};
+  auto observations = ScoredObservations(space_, records);
+  ASSERT_EQ(observations.size(), 3u);
+  std::map<std::string, Evaluation> by_config;
+  for (const auto& [candidate, evaluation] : observations) by_config[space_.ToString(candidate.config)] = evaluation;
+  const Evaluation& one_thread = by_config.at(space_.ToString(testing::MustConfig(space_, "threads=1")));
+  EXPECT_DOUBLE_EQ(one_thread.speedup, 6.0);
+  EXPECT_FALSE(by_config.at(space_.ToString(testing::MustConfig(space_, "weights=packed"))).ok());
+  EXPECT_DOUBLE_EQ(by_config.at(space_.ToString(space_.Default())).speedup, 1.0);
+}
+
 }  // namespace
 }  // namespace crmap

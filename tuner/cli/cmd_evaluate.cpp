@@ -27,6 +27,9 @@ int RunEvaluate(int argc, char** argv) {
       ("screen-rounds", "interleaved rounds per screening chunk", cxxopts::value<int>()->default_value("5"))
       ("w,workload", "the workload's file, if the policy's recorded one moved (default: the built-in, or the "
                      "file the policy records)", cxxopts::value<std::string>())
+      ("compare-policy", "a second policy file of the same workload and space (e.g. trained by an earlier crmap "
+                         "from the same database): its picks are measured in the same interleaved runs, a fifth "
+                         "method", cxxopts::value<std::string>())
       ("force", "evaluate a policy tuned on a host of another CPU ISA (refused otherwise)");
   AddMeasureOptions(options, 20, /*default_cold_samples=*/1);
   AddObjectiveOption(options);
@@ -45,6 +48,7 @@ int RunEvaluate(int argc, char** argv) {
   request.shapes = args["shapes"].as<std::string>();
   request.held_out = args["held-out"].as<int>();
   request.held_out_given = args.count("held-out") > 0;
+  if (args.count("compare-policy")) request.compare_policy_path = args["compare-policy"].as<std::string>();
   if (args.count("db")) request.db_path = args["db"].as<std::string>();
   if (args.count("workload")) request.workload = args["workload"].as<std::string>();
   request.seed = args["seed"].as<uint64_t>();

@@ -20,6 +20,11 @@ int RunTrain(int argc, char** argv) {
       ("hidden", "width of the exported networks", cxxopts::value<int>()->default_value("32"))
       ("critic-epochs", "Adam steps of the critic", cxxopts::value<int>()->default_value("800"))
       ("policy-steps", "REINFORCE steps of the policy", cxxopts::value<int>()->default_value("400"))
+      ("critic-members", "critics trained on bootstrap resamples besides the main one: their spread is each "
+                         "decision's confidence (0: none, confidence unknown)",
+       cxxopts::value<int>()->default_value("4"))
+      ("pessimism", "a decision away from the table maximises the critics' mean predicted speedup minus this many "
+                    "standard deviations of it", cxxopts::value<float>()->default_value("1"))
       ("json", "print a JSON report");
   AddOutOption(options, "policy file to write");
   cxxopts::ParseResult args;
@@ -32,6 +37,8 @@ int RunTrain(int argc, char** argv) {
   train.hidden = args["hidden"].as<int>();
   train.critic_epochs = args["critic-epochs"].as<int>();
   train.policy_steps = args["policy-steps"].as<int>();
+  train.critic_members = args["critic-members"].as<int>();
+  train.pessimism = args["pessimism"].as<float>();
   const std::string out = args["out"].as<std::string>();
   if (args.count("json")) QuietInfoLogs();  // the JSON report alone, as without logs
   TrainReport report;
@@ -44,16 +51,18 @@ int RunTrain(int argc, char** argv) {
                {"critic_mse", report.critic_loss}, {"policy_agrees_with_table", report.policy_agrees},
                {"policy_within_noise_of_best", report.policy_within_noise},
                {"policy_choice_unmeasured", report.policy_choice_unmeasured},
-               {"fallback", report.fallback}};
+               {"fallback", report.fallback}, {"critic_members", train.critic_members},
+               {"pessimism", train.pessimism}, {"mean_table_confidence", report.mean_table_confidence}};
   if (args.count("json")) {
     std::printf("%s\n", json.dump(2).c_str());
   } else {
     std::printf("wrote %s: %s, %zu measurements of configs used, %zu tuned shapes\n  critic mean squared error %.4f "
                 "(log speedup)\n  policy's own choice = best measured config at %zu of %zu tuned shapes, within "
-                "%.0f%% of it at %zu (never measured there: %zu)\n  fallback %s\n",
+                "%.0f%% of it at %zu (never measured there: %zu)\n  fallback %s\n  critic members %d, mean confidence "
+                "in the table's configs %.2f (-1: unknown)\n",
                 out.c_str(), workload.c_str(), report.records, report.shapes, report.critic_loss, report.policy_agrees,
                 report.shapes, 100 * kNoiseBand, report.policy_within_noise, report.policy_choice_unmeasured,
-                report.fallback.c_str());
+                report.fallback.c_str(), train.critic_members, report.mean_table_confidence);
     if (report.ignored > 0)
       std::printf("  %zu records of this workload ignored (dims or config it does not accept; named above)\n",
                   report.ignored);

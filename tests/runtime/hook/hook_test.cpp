@@ -85,9 +85,9 @@ class HookTest : public ::testing::Test {
     ASSERT_FALSE(path_a_.empty());
 
     std::string bytes = EncodePolicyFile(policy_a_);
-    std::string version3 = bytes, magic = bytes, flipped = bytes;
-    uint32_t three = 3;
-    std::memcpy(&version3[8], &three, 4);
+    std::string unreadable = bytes, magic = bytes, flipped = bytes;
+    const uint32_t next_version = kPolicyFormatVersion + 1;
+    std::memcpy(&unreadable[8], &next_version, 4);
     magic[0] = 'X';
     flipped[bytes.size() / 2] ^= 0x10;
     PolicyFile nan = policy_a_;
@@ -96,7 +96,7 @@ class HookTest : public ::testing::Test {
         {"truncated", bytes.substr(0, bytes.size() / 3), CRMAP_ERR_CORRUPTION, "truncated", ""},
         {"empty", "", CRMAP_ERR_CORRUPTION, "truncated", ""},
         {"magic", magic, CRMAP_ERR_CORRUPTION, "wrong magic", ""},
-        {"version", WithValidChecksum(version3), CRMAP_ERR_VERSION, "version 3", ""},
+        {"version", WithValidChecksum(unreadable), CRMAP_ERR_VERSION, "version " + std::to_string(next_version), ""},
         {"checksum", flipped, CRMAP_ERR_CORRUPTION, "checksum mismatch", ""},
         {"nan", EncodePolicyFile(nan), CRMAP_ERR_CORRUPTION, "NaN", ""},
     };
@@ -147,6 +147,8 @@ TEST_F(HookTest, OpenDecideObserveMetricsClose) {
   for (size_t k = 0; k < policy_a_.knobs.size(); ++k) EXPECT_EQ(d.values[k], static_cast<int32_t>(tuned.config[k]));
   EXPECT_DOUBLE_EQ(d.predicted_latency_us, tuned.median_us);
   EXPECT_EQ(d.propensity, 1.0);
+  ASSERT_FALSE(policy_a_.critic_members.empty());
+  EXPECT_EQ(d.confidence, static_cast<double>(tuned.confidence));  // as stored with the entry
   const uint64_t table_id = d.decision_id;
 
   // An unseen shape: the policy network, then the per-shape cache.
@@ -157,6 +159,10 @@ TEST_F(HookTest, OpenDecideObserveMetricsClose) {
   EXPECT_EQ(d.source, CRMAP_SOURCE_POLICY);
   EXPECT_EQ(std::string(d.config), expected.config);
   EXPECT_NEAR(d.predicted_latency_us, expected.predicted_us, expected.predicted_us * 1e-6);
+  std::vector<uint32_t> values(d.values, d.values + d.knob_count);
+  const double confidence = model_a_->ConfidenceOf(unseen.data(), values.data());
+  EXPECT_GE(confidence, 0.0);
+  EXPECT_EQ(d.confidence, confidence);
   EXPECT_NE(d.decision_id, table_id);
   m = Metrics(hook);
   EXPECT_EQ(m.decisions, 2u);
@@ -170,6 +176,7 @@ TEST_F(HookTest, OpenDecideObserveMetricsClose) {
   EXPECT_EQ(std::string(again.config), expected.config);
   EXPECT_EQ(again.source, CRMAP_SOURCE_POLICY);
   EXPECT_EQ(again.predicted_latency_us, d.predicted_latency_us);
+  EXPECT_EQ(again.confidence, d.confidence);  // the cache keeps it with the answer
   m = Metrics(hook);
   EXPECT_EQ(m.cache_hits, 1u);
   EXPECT_EQ(m.network_evaluations, 1u);
@@ -341,6 +348,7 @@ TEST_F(HookTest, EveryBadFileWithAFallbackGivesAFallbackHook) {
       EXPECT_STREQ(d.config, kFallback);
       EXPECT_EQ(d.source, CRMAP_SOURCE_FALLBACK);
       EXPECT_EQ(d.knob_count, 0);
+      EXPECT_EQ(d.confidence, -1.0);  // unknown
       EXPECT_EQ(d.predicted_latency_us, 0);
       EXPECT_NE(d.decision_id, 0u);
     }

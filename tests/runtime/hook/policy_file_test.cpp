@@ -108,7 +108,15 @@ void ExpectSamePolicy(const PolicyFile& a, const PolicyFile& b) {
     EXPECT_EQ(a.table[i].median_us, b.table[i].median_us);
     EXPECT_EQ(a.table[i].p99_us, b.table[i].p99_us);
     EXPECT_EQ(a.table[i].speedup, b.table[i].speedup);
+    EXPECT_EQ(a.table[i].confidence, b.table[i].confidence);
   }
+  ASSERT_EQ(a.critic_members.size(), b.critic_members.size());
+  for (size_t m = 0; m < a.critic_members.size(); ++m) {
+    ExpectLayer(a.critic_members[m].layer1, b.critic_members[m].layer1, "member 1");
+    ExpectLayer(a.critic_members[m].layer2, b.critic_members[m].layer2, "member 2");
+    ExpectLayer(a.critic_members[m].layer3, b.critic_members[m].layer3, "member 3");
+  }
+  EXPECT_EQ(a.pessimism, b.pessimism);
   EXPECT_EQ(a.fallback, b.fallback);
   EXPECT_EQ(a.host.cpu, b.host.cpu);
   EXPECT_EQ(a.host.isa, b.host.isa);
@@ -282,8 +290,9 @@ TEST_F(PolicyFileTest, EveryPrefixIsCorruption) {
   SyntheticPolicyOptions options;
   options.workload = TestWorkload::kBertFfn;
   options.hidden = options.critic_hidden = 2;
+  options.critic_members = 1;
   std::string bytes = EncodePolicyFile(MakeSyntheticPolicy(options));
-  ASSERT_LT(bytes.size(), 2000u);
+  ASSERT_LT(bytes.size(), 2500u);
   for (size_t n = 0; n < bytes.size(); ++n) {
     auto decoded = DecodePolicyFile(std::string_view(bytes).substr(0, n));
     ASSERT_FALSE(decoded.ok()) << "prefix " << n;
@@ -323,33 +332,57 @@ TEST_F(PolicyFileTest, WrongMagicIsCorruption) {
 }
 
 TEST_F(PolicyFileTest, UnsupportedVersionIsInvalidArgumentNamingIt) {
-  for (uint32_t version : {0u, 3u, 0xFFFFFFFFu}) {
+  for (uint32_t version : {0u, 4u, 0xFFFFFFFFu}) {
     std::string bytes = WithValidChecksum(SetU32(bytes_, 8, version));
     ExpectError(DecodePolicyFile(bytes), StatusCode::kInvalidArgument, "version " + std::to_string(version));
     // A version this crmap does not read wins over everything else that may be different in a newer format.
     ExpectError(DecodePolicyFile(SetU32(bytes_, 8, version)), StatusCode::kInvalidArgument, "version");
   }
-  std::string path = testing::TestTempPath("version3.policy");
-  ASSERT_TRUE(testing::WriteBytes(path, WithValidChecksum(SetU32(bytes_, 8, 3))));
-  ExpectError(ReadPolicyFile(path), StatusCode::kInvalidArgument, "policy format version 3");
+  std::string path = testing::TestTempPath("version4.policy");
+  ASSERT_TRUE(testing::WriteBytes(path, WithValidChecksum(SetU32(bytes_, 8, 4))));
+  ExpectError(ReadPolicyFile(path), StatusCode::kInvalidArgument, "policy format version 4");
+}
+
+// An encoded policy as an older version wrote it: the last `cut` payload bytes dropped, the version set.
+std::string OlderVersion(const std::string& bytes, size_t cut, uint32_t version) {
+  std::string older = bytes.substr(0, bytes.size() - 8 - cut) + std::string(8, '\0');
+  older = SetU32(older, 8, version);
+  uint64_t payload = older.size() - 24 - 8;
+  std::memcpy(&older[16], &payload, 8);
+  return WithValidChecksum(older);
+}
+
+// The bytes version 3 appends to a policy without critic members: an empty member array, the pessimism and a
+// confidence per table entry.
+size_t Version3Tail(const PolicyFile& f) { return 4 + 4 + 4 * f.table.size(); }
+
+// Version 2 (before the critic ensemble) still reads: no members, pessimism 0, every confidence unknown.
+TEST_F(PolicyFileTest, Version2FilesReadWithoutMembersOrConfidence) {
+  SyntheticPolicyOptions options;
+  options.critic_members = 0;
+  PolicyFile original = MakeSyntheticPolicy(options);
+  auto decoded = DecodePolicyFile(OlderVersion(EncodePolicyFile(original), Version3Tail(original), 2));
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  ExpectSamePolicy(original, *decoded);
+  EXPECT_TRUE(decoded->critic_members.empty());
+  EXPECT_EQ(decoded->pessimism, 0.0f);
+  for (const auto& e : decoded->table) EXPECT_EQ(e.confidence, -1.0f);
 }
 
 // Version 1 (before the workload's source was recorded) still reads, with an empty source.
 TEST_F(PolicyFileTest, Version1FilesReadWithoutAWorkloadSource) {
-  PolicyFile original = MakeSyntheticPolicy();
+  SyntheticPolicyOptions options;
+  options.critic_members = 0;
+  PolicyFile original = MakeSyntheticPolicy(options);
   original.workload_source = "/somewhere/w.json";
-  std::string v2 = EncodePolicyFile(original);
+  std::string v3 = EncodePolicyFile(original);
   // Version 1 = version 2 without the trailing source string (u32 length + bytes) at the end of the payload.
   const size_t source_bytes = 4 + original.workload_source.size();
-  std::string v1 = v2.substr(0, v2.size() - 8 - source_bytes) + std::string(8, '\0');
-  v1 = SetU32(v1, 8, 1);
-  uint64_t payload = v1.size() - 24 - 8;
-  std::memcpy(&v1[16], &payload, 8);
-  auto decoded = DecodePolicyFile(WithValidChecksum(v1));
+  auto decoded = DecodePolicyFile(OlderVersion(v3, Version3Tail(original) + source_bytes, 1));
   ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
   EXPECT_EQ(decoded->workload_source, "");
   EXPECT_EQ(decoded->workload, original.workload);
-  auto current = DecodePolicyFile(v2);
+  auto current = DecodePolicyFile(v3);
   ASSERT_TRUE(current.ok());
   EXPECT_EQ(current->workload_source, "/somewhere/w.json");
 }
@@ -379,7 +412,10 @@ TEST_F(PolicyFileTest, FlippedByteAnywhereIsDetected) {
         EXPECT_NE(decoded.status().message().find("checksum mismatch"), std::string::npos)
             << i << ": " << decoded.status().message();
       } else if (i >= 8 && i < 12) {
-        EXPECT_EQ(decoded.status().code(), StatusCode::kInvalidArgument) << i;
+        // A version this crmap does not read; or, flipped to another it reads, a checksum mismatch.
+        const uint32_t version = ReadU32(bytes, 8);
+        const bool readable = version >= kOldestPolicyFormatVersion && version <= kPolicyFormatVersion;
+        EXPECT_EQ(decoded.status().code(), readable ? StatusCode::kCorruption : StatusCode::kInvalidArgument) << i;
       } else {
         EXPECT_EQ(decoded.status().code(), StatusCode::kCorruption) << i;
       }
@@ -440,8 +476,12 @@ TEST_F(PolicyFileTest, FieldOffsetsPointAtTheSizeFields) {
 // A size field claiming 0xFFFFFFFF (or a count within the limits that the input cannot hold), with a valid
 // checksum: Corruption naming the field, and no allocation anywhere near the claimed size.
 TEST_F(PolicyFileTest, AbsurdSizesAreCorruptionWithoutHugeAllocations) {
-  ASSERT_LT(bytes_.size(), 4000u) << "the 4000-byte string below must not fit";
-  FieldOffsets o = OffsetsOf(policy_);
+  SyntheticPolicyOptions options;
+  options.critic_members = 0;  // small enough that the 4090-byte string below cannot fit
+  const PolicyFile small = MakeSyntheticPolicy(options);
+  const std::string small_bytes = EncodePolicyFile(small);
+  ASSERT_LT(small_bytes.size(), 4090u) << "the 4090-byte string below must not fit";
+  FieldOffsets o = OffsetsOf(small);
   struct Case {
     const char* what;
     size_t offset;
@@ -450,7 +490,7 @@ TEST_F(PolicyFileTest, AbsurdSizesAreCorruptionWithoutHugeAllocations) {
   };
   const Case cases[] = {
       {"workload length", o.workload_length, 0xFFFFFFFFu, "workload: string of 4294967295 bytes"},
-      {"workload length", o.workload_length, 4000, "workload: truncated"},
+      {"workload length", o.workload_length, 4090, "workload: truncated"},
       {"dims", o.dims_count, 0xFFFFFFFFu, "dims: count 4294967295 exceeds 8"},
       {"knobs", o.knobs_count, 0xFFFFFFFFu, "knobs: count 4294967295 exceeds 64"},
       {"knob values", o.first_knob_values, 0xFFFFFFFFu, "knob values: count 4294967295 exceeds 64"},
@@ -468,7 +508,7 @@ TEST_F(PolicyFileTest, AbsurdSizesAreCorruptionWithoutHugeAllocations) {
       {"table", o.table_count, 1000000, "table: truncated"},
   };
   for (const Case& c : cases) {
-    std::string bytes = WithValidChecksum(SetU32(bytes_, c.offset, c.value));
+    std::string bytes = WithValidChecksum(SetU32(small_bytes, c.offset, c.value));
     g_largest_allocation = 0;
     auto decoded = DecodePolicyFile(bytes);
     size_t largest = g_largest_allocation.load();
@@ -478,7 +518,7 @@ TEST_F(PolicyFileTest, AbsurdSizesAreCorruptionWithoutHugeAllocations) {
   }
   // Both layer sizes at the limit and a weight count of 8192 x 8192 floats (256 MiB), claimed by a tiny file.
   std::string bytes =
-      SetU32(SetU32(SetU32(bytes_, o.trunk1_in, 8192), o.trunk1_in + 4, 8192), o.trunk1_in + 8, 8192u * 8192u);
+      SetU32(SetU32(SetU32(small_bytes, o.trunk1_in, 8192), o.trunk1_in + 4, 8192), o.trunk1_in + 8, 8192u * 8192u);
   g_largest_allocation = 0;
   auto decoded = DecodePolicyFile(WithValidChecksum(bytes));
   ExpectError(decoded, StatusCode::kCorruption, "policy trunk 1: truncated");
@@ -545,6 +585,30 @@ TEST_F(PolicyFileTest, ANegativeOrZeroTableFigureIsCorruption) {
       ExpectError(DecodePolicyFile(EncodePolicyFile(f)), StatusCode::kCorruption, "table entry 0 holds a latency");
     }
   }
+}
+
+TEST_F(PolicyFileTest, AConfidenceOutsideZeroToOneOrABadPessimismOrMemberIsCorruption) {
+  ASSERT_FALSE(policy_.table.empty());
+  ASSERT_FALSE(policy_.critic_members.empty());
+  for (float bad : {1.5f, -0.5f, std::numeric_limits<float>::quiet_NaN()}) {
+    PolicyFile f = policy_;
+    f.table[0].confidence = bad;
+    ExpectError(DecodePolicyFile(EncodePolicyFile(f)), StatusCode::kCorruption, "table entry 0 has confidence");
+  }
+  PolicyFile unknown = policy_;
+  unknown.table[0].confidence = -1;  // unknown is allowed
+  EXPECT_TRUE(DecodePolicyFile(EncodePolicyFile(unknown)).ok());
+  for (float bad : {-1.0f, 101.0f, std::numeric_limits<float>::infinity()}) {
+    PolicyFile f = policy_;
+    f.pessimism = bad;
+    ExpectError(DecodePolicyFile(EncodePolicyFile(f)), StatusCode::kCorruption, "pessimism");
+  }
+  PolicyFile narrow = policy_;
+  narrow.critic_members[0].layer2 = narrow.critic_members[0].layer3;  // hidden -> 1 where hidden -> hidden belongs
+  ExpectError(DecodePolicyFile(EncodePolicyFile(narrow)), StatusCode::kCorruption, "critic member 0 layer 2");
+  PolicyFile crowded = policy_;
+  crowded.critic_members.resize(kMaxCriticMembers + 1, crowded.critic_members[0]);
+  ExpectError(DecodePolicyFile(EncodePolicyFile(crowded)), StatusCode::kCorruption, "critic members");
 }
 
 TEST_F(PolicyFileTest, OutOfRangeConfigIndicesAreCorruption) {

@@ -332,6 +332,7 @@ TEST(PolicyModelTest, AgreesWithTheLibTorchNetworksItWasExportedFrom) {
   options.critic_epochs = 200;
   options.policy_steps = 120;
   options.hidden = 16;
+  options.critic_members = 0;  // the main critic alone: Decide must match LibTorch's screening bit for bit
   TrainReport report;
   auto trained = TrainPolicy(workload, space, records, options, &report);
   ASSERT_TRUE(trained.ok()) << trained.status().ToString();
@@ -347,8 +348,7 @@ TEST(PolicyModelTest, AgreesWithTheLibTorchNetworksItWasExportedFrom) {
     for (const TableEntry& entry : file.table) {
       std::vector<uint32_t> decided(file.knobs.size());
       (*model)->Decide(entry.dims.data(), decided.data());
-      Config config = space.Default();
-      for (size_t k = 0; k < decided.size(); ++k) config.values[k] = static_cast<int>(decided[k]);
+      const Config config = ConfigFromValueIndices(space, decided);
       const ShapeScores& shape = scores.at({{"batch", entry.dims[0]}});
       const ConfigScore* score = shape.Find(space.ToString(config));
       ASSERT_NE(score, nullptr) << space.ToString(config);
@@ -370,7 +370,10 @@ TEST(PolicyModelTest, AgreesWithTheLibTorchNetworksItWasExportedFrom) {
   OfflineOptions offline;
   offline.critic_epochs = options.critic_epochs;
   offline.policy_steps = options.policy_steps;
-  twin.LearnOffline(ObservationsFromRecords(space, records), offline);
+  const auto scores = ScoreConfigs(space, records);
+  for (const Dims& dims : replay.Shapes())  // the trainer's noise-aware labels and observations
+    offline.labels.emplace(dims, testing::MustConfig(space, NoiseAwareLabel(scores, dims)->config));
+  twin.LearnOffline(ScoredObservations(space, records), offline);
 
   // The twin is the trained agent: same weights, bit for bit, and the same mask (bf16 forbidden).
   std::vector<std::vector<float>> policy = twin.policy().ExportParameters();
@@ -458,6 +461,124 @@ TEST(PolicyModelTest, AgreesWithTheLibTorchNetworksItWasExportedFrom) {
   for (size_t i = 0; i < rows.size(); ++i)
     ASSERT_NEAR(model->PredictLogSpeedup(all_dims[i].data(), configs[i].data()), predicted[i], 1e-4)
         << "batch=" << all_dims[i][0] << " config " << PolicyConfigString(file.knobs, configs[i]);
+
+  // With critic members: they are written, and each table entry's confidence is the model's ConfidenceOf its
+  // config at its shape (what the hook answers for a table hit).
+  options.critic_members = 2;
+  options.critic_epochs = 50;
+  auto with_members = TrainPolicy(workload, space, records, options, &report);
+  ASSERT_TRUE(with_members.ok()) << with_members.status().ToString();
+  ASSERT_EQ(with_members->critic_members.size(), 2u);
+  EXPECT_EQ(with_members->pessimism, options.pessimism);
+  auto ensemble = MustModel(*with_members);
+  ASSERT_TRUE(ensemble);
+  double sum = 0;
+  for (const TableEntry& entry : with_members->table) {
+    EXPECT_GE(entry.confidence, 0.0f);
+    EXPECT_LE(entry.confidence, 1.0f);
+    EXPECT_FLOAT_EQ(entry.confidence, static_cast<float>(ensemble->ConfidenceOf(entry.dims.data(), entry.config.data())));
+    sum += entry.confidence;
+  }
+  EXPECT_NEAR(report.mean_table_confidence, sum / static_cast<double>(with_members->table.size()), 1e-6);
+}
+
+// Decide with critic members, against a reference written the obvious way (every critic's full forward in
+// double for every candidate): the choice maximises mean - pessimism x standard deviation over the critics, and
+// the confidence is the share of critics whose prediction for the choice is within log(1.05) of their best.
+TEST(PolicyModelTest, DecideWithMembersMaximisesThePessimisticScoreAndCountsAgreement) {
+  auto forward = [](const CriticWeights& c, const std::vector<double>& x) {
+    auto dense = [](const DenseLayer& l, const std::vector<double>& in, bool relu) {
+      std::vector<double> y(l.out);
+      for (uint32_t o = 0; o < l.out; ++o) {
+        double acc = l.bias[o];
+        for (uint32_t i = 0; i < l.in; ++i) acc += static_cast<double>(l.weights[o * l.in + i]) * in[i];
+        y[o] = relu ? std::max(0.0, acc) : acc;
+      }
+      return y;
+    };
+    return dense(c.layer3, dense(c.layer2, dense(c.layer1, x, true), true), false)[0];
+  };
+  for (float pessimism : {0.0f, 0.5f, 1.5f}) {
+    SyntheticPolicyOptions options;
+    options.critic_members = 3;
+    options.seed = 9;
+    PolicyFile f = MakeSyntheticPolicy(options);
+    f.pessimism = pessimism;
+    auto model = MustModel(f);
+    ASSERT_TRUE(model);
+    ASSERT_EQ(model->critic_count(), 4u);
+    std::mt19937_64 rng(3);
+    size_t checked = 0;
+    std::set<std::vector<uint32_t>> chosen;
+    for (int i = 0; i < 300; ++i) {
+      std::vector<int64_t> dims = RandomDims(f, rng);
+      std::vector<uint32_t> greedy(f.knobs.size());
+      model->DecodeGreedy(dims.data(), greedy.data());
+      std::vector<std::vector<uint32_t>> candidates = {greedy};
+      for (const auto& c : model->screened_candidates()) candidates.push_back(c);
+      std::vector<const CriticWeights*> critics = {&f.critic};
+      for (const auto& m : f.critic_members) critics.push_back(&m);
+      std::vector<std::vector<double>> predictions(candidates.size());
+      std::vector<double> scores, best_of_critic(critics.size(), -1e300);
+      for (size_t c = 0; c < candidates.size(); ++c) {
+        std::vector<double> x(f.features.size(), 0.0);
+        for (size_t d = 0; d < f.dims.size(); ++d) x[d] = ScaledLogDim(dims[d], f.features[d].lo, f.features[d].hi);
+        size_t offset = f.dims.size();
+        for (size_t k = 0; k < f.knobs.size(); ++k) {
+          if (!f.knobs[k].plan) continue;
+          x[offset + candidates[c][k]] = 1.0;
+          offset += f.knobs[k].values.size();
+        }
+        double sum = 0, squares = 0;
+        for (size_t j = 0; j < critics.size(); ++j) {
+          const double p = forward(*critics[j], x);
+          predictions[c].push_back(p);
+          best_of_critic[j] = std::max(best_of_critic[j], p);
+          sum += p;
+          squares += p * p;
+        }
+        const double mean = sum / static_cast<double>(critics.size());
+        scores.push_back(mean - pessimism * std::sqrt(std::max(0.0, squares / critics.size() - mean * mean)));
+      }
+      std::vector<size_t> order(candidates.size());
+      for (size_t c = 0; c < order.size(); ++c) order[c] = c;
+      std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return scores[a] > scores[b]; });
+      if (order.size() > 1 && scores[order[0]] - scores[order[1]] < 1e-4) continue;  // a near tie: float may flip it
+      const size_t best = order[0];
+      size_t agree = 0;
+      bool near_edge = false;
+      for (size_t j = 0; j < critics.size(); ++j) {
+        const double margin = predictions[best][j] - (best_of_critic[j] - std::log(1.05));
+        agree += margin >= 0;
+        near_edge |= std::fabs(margin) < 1e-4;
+      }
+      if (near_edge) continue;
+      std::vector<uint32_t> decided(f.knobs.size());
+      double confidence = -2;
+      model->Decide(dims.data(), decided.data(), &confidence);
+      EXPECT_EQ(decided, candidates[best]) << "pessimism " << pessimism << " dims " << dims[0];
+      EXPECT_DOUBLE_EQ(confidence, static_cast<double>(agree) / critics.size()) << "dims " << dims[0];
+      EXPECT_DOUBLE_EQ(model->ConfidenceOf(dims.data(), decided.data()), confidence);
+      chosen.insert(decided);
+      ++checked;
+    }
+    EXPECT_GE(checked, 200u) << "too many near ties for the check to mean much";
+    EXPECT_GE(chosen.size(), 2u) << "pessimism " << pessimism << ": a choice that never varies checks little";
+  }
+}
+
+// A policy without members states no confidence: -1 from Decide and ConfidenceOf.
+TEST(PolicyModelTest, WithoutMembersTheConfidenceIsUnknown) {
+  SyntheticPolicyOptions options;
+  options.critic_members = 0;
+  auto model = MustModel(MakeSyntheticPolicy(options));
+  ASSERT_TRUE(model);
+  std::vector<int64_t> dims(model->dim_count(), 7);
+  std::vector<uint32_t> decided(model->knob_count());
+  double confidence = 0;
+  model->Decide(dims.data(), decided.data(), &confidence);
+  EXPECT_EQ(confidence, -1.0);
+  EXPECT_EQ(model->ConfidenceOf(dims.data(), decided.data()), -1.0);
 }
 
 }  // namespace

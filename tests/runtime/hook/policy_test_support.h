@@ -99,6 +99,7 @@ struct SyntheticPolicyOptions {
   std::vector<std::vector<int64_t>> table_dims;
   // Knob values the mask forbids ({knob name, value name}).
   std::vector<std::pair<std::string, std::string>> masked;
+  uint32_t critic_members = 2;  // random critics besides the main one (format version 3), with a pessimism of 0.5
 };
 
 // A random config: plan knobs uniform, runtime knobs at their defaults.
@@ -196,6 +197,19 @@ inline PolicyFile FillSyntheticPolicy(PolicyFile skeleton, const SyntheticPolicy
                 "0.1.0",
                 1234,
                 static_cast<uint64_t>(options.seed)};
+  // Drawn last, so the fields above are those of a policy without members for the same seed.
+  for (uint32_t m = 0; m < options.critic_members; ++m) {
+    CriticWeights member;
+    member.layer1 = RandomLayer(features, options.critic_hidden, 0.5f, rng);
+    member.layer2 = RandomLayer(options.critic_hidden, options.critic_hidden, 0.5f, rng);
+    member.layer3 = RandomLayer(options.critic_hidden, 1, 0.5f, rng);
+    f.critic_members.push_back(member);
+  }
+  if (options.critic_members > 0) {
+    f.pessimism = 0.5f;
+    std::uniform_real_distribution<float> share(0.0f, 1.0f);
+    for (auto& e : f.table) e.confidence = share(rng);
+  }
   return f;
 }
 
