@@ -22,6 +22,9 @@ namespace crmap {
 struct Candidate {
   Dims dims;
   Config config;
+  // Proposed as an active-learning probe — a config that won at another shape, never measured at this one
+  // (RlAgent) — rather than by the agent's own search; campaigns report the share of the budget it took.
+  bool probe = false;
   bool operator==(const Candidate& other) const { return dims == other.dims && config == other.config; }
 };
 

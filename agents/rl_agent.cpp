@@ -84,6 +84,23 @@ Config RlAgent::SampleAllowed(const KnobMask& mask, std::mt19937_64& rng) const 
   return config;
 }
 
+std::optional<Config> RlAgent::TransferProbe(const Dims& dims) const {
+  KnobMask mask = Mask();
+  std::vector<Config> pool;
+  for (const Dims& other : context_.shapes) {
+    if (other == dims) continue;
+    const Config* best = history_.BestConfig(other);
+    if (best && Allowed(*best, mask) && !history_.Seen({dims, *best}) &&
+        std::find(pool.begin(), pool.end(), *best) == pool.end())
+      pool.push_back(*best);
+  }
+  if (pool.empty()) return std::nullopt;
+  std::vector<std::vector<float>> rows;
+  for (const auto& c : pool) rows.push_back(features_.Encode(dims, c));
+  std::vector<double> predicted = critic_->Predict(rows);
+  return pool[static_cast<size_t>(std::max_element(predicted.begin(), predicted.end()) - predicted.begin())];
+}
+
 Config RlAgent::Recommend(const Dims& dims) const {
   std::mt19937_64 rng(context_.seed ^ 0x5eedULL);
   Config config = ScreenedPolicyChoice(dims, rng, /*skip_seen=*/false);
@@ -92,14 +109,19 @@ Config RlAgent::Recommend(const Dims& dims) const {
 
 std::vector<Candidate> RlAgent::Propose(size_t n) {
   std::vector<Candidate> out;
-  std::bernoulli_distribution explore(options_.explore);
+  std::bernoulli_distribution explore(options_.explore), probe(options_.probe);
   for (size_t attempts = 0; out.size() < n && attempts < n * context_.shapes.size() + n; ++attempts) {
     const Dims& dims = shapes_.Next();
     shapes_.Count(dims);
     Config config;
+    bool probing = false;
     bool warm = history_.measured() + out.size() >= static_cast<size_t>(options_.warmup);
     if (!warm) {
       if (std::optional<Config> design = warmup_.Next(*context_.space, history_, dims, rng_)) config = *design;
+    } else if (options_.probe > 0 && probe(rng_)) {
+      std::optional<Config> transfer = TransferProbe(dims);
+      probing = transfer.has_value();
+      config = probing ? *transfer : ScreenedPolicyChoice(dims, rng_, /*skip_seen=*/true);
     } else if (!explore(rng_)) {
       config = ScreenedPolicyChoice(dims, rng_, /*skip_seen=*/true);
     } else {
@@ -116,7 +138,7 @@ std::vector<Candidate> RlAgent::Propose(size_t n) {
       if (!random) continue;  // this shape is exhausted
       config = *random;
     }
-    Candidate candidate{dims, config};
+    Candidate candidate{dims, config, probing};
     history_.MarkSeen(candidate);
     out.push_back(candidate);
   }

@@ -15,6 +15,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -29,6 +30,10 @@ namespace crmap {
 struct RlOptions {
   int warmup = 8;                // proposals from a balanced design before the networks are trusted
   double explore = 0.1;          // share of random proposals after warm-up
+  // Share of proposals after warm-up that probe: at the shape in turn, the best config of another shape that
+  // was never measured there (the one the critic rates best). These are the configs the hook screens at unseen
+  // dims (policy_model.h), so a tuned shape learns whether they carry over instead of the critic guessing.
+  double probe = 0.2;
   int policy_samples = 32;       // policy samples the critic screens per proposal
   int random_samples = 128;      // allowed random configs added to that pool
   int critic_epochs = 80;        // Adam steps of the critic after each batch
@@ -74,6 +79,8 @@ class RlAgent : public Agent {
 
  private:
   Config ScreenedPolicyChoice(const Dims& dims, std::mt19937_64& rng, bool skip_seen) const;
+  // The probe for `dims` (RlOptions::probe); nullopt when every other shape's best was measured here.
+  std::optional<Config> TransferProbe(const Dims& dims) const;
   bool Allowed(const Config& config, const KnobMask& mask) const;
   Config SampleAllowed(const KnobMask& mask, std::mt19937_64& rng) const;
   void TrainPolicy();

@@ -69,15 +69,20 @@ crmap_experiment_args() {
   fi
   out="${out:-$base}"
   mkdir -p "$out"
-  # Results of another machine are never mixed with this one's (their campaigns would be resumed here).
-  local host_now host_then
-  host_now=$("$crmap" version | grep '^host:')
+  # Results of another machine are never mixed with this one's (their campaigns would be resumed here). The
+  # CPU's own vector extensions tell two hosts apart that print the same ISA under ONEDNN_MAX_CPU_ISA=AVX2.
+  local host_now host_then native_now native_then
+  host_now=$("$crmap" version | grep '^host:' || true)
+  native_now="native: $(grep -m1 -o -w 'avx2\|avx512[a-z_0-9]*\|amx[a-z_0-9]*' /proc/cpuinfo | sort -u | tr '\n' ' ')"
   host_then=$(grep '^host:' "$out/version.txt" 2>/dev/null || true)
-  if [ -n "$host_then" ] && [ "$host_then" != "$host_now" ] && [ -n "$(ls -A "$out" | grep -v '^version.txt$')" ]; then
-    echo "$out holds results of another host ($host_then; this one: $host_now): pass --out DIR" >&2
+  native_then=$(grep '^native:' "$out/version.txt" 2>/dev/null || true)
+  if [ -n "$host_then" ] && [ -n "$(ls -A "$out" | grep -v '^version.txt$' || true)" ] &&
+     { [ "$host_then" != "$host_now" ] || { [ -n "$native_then" ] && [ "$native_then" != "$native_now" ]; }; }; then
+    echo "$out holds results of another host ($host_then $native_then; this one: $host_now $native_now): pass --out DIR" >&2
     exit 2
   fi
   "$crmap" version > "$out/version.txt"
+  echo "$native_now" >> "$out/version.txt"
   { [ "$isa" = avx2 ] && echo "environment: ONEDNN_MAX_CPU_ISA=$ONEDNN_MAX_CPU_ISA ATEN_CPU_CAPABILITY=$ATEN_CPU_CAPABILITY OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE"; } >> "$out/version.txt" || true
   echo "results in $out" >&2
 }

@@ -303,10 +303,12 @@ Status RunResolvedTask(const TuneTask& task, const ResolvedTask& resolved, const
   }
   report->json = {{"campaign", settings.campaign}, {"workload", workload.name()}, {"agent", agent->name()},
                   {"db", settings.db}, {"measured_now", outcome.measured_now},
+                  {"probes_now", outcome.probes_now},
                   {"measured_total", outcome.measured_total}, {"end", CampaignEndName(outcome.end)},
                   {"objective", ObjectiveName(settings.objective)}, {"shapes", shapes_json}};
-  report->text = Format("\n%s: %s, agent %s, %zu measurements (%zu this run), ended: %s\n", settings.campaign.c_str(),
-                        workload.name().c_str(), agent->name().c_str(), outcome.measured_total, outcome.measured_now,
+  report->text = Format("\n%s: %s, agent %s, %zu measurements (%zu this run, %zu of them active-learning probes), "
+                        "ended: %s\n", settings.campaign.c_str(), workload.name().c_str(), agent->name().c_str(),
+                        outcome.measured_total, outcome.measured_now, outcome.probes_now,
                         CampaignEndName(outcome.end)) +
                  table.Render() +
                  (confirmed_now ? "best: the fastest of the campaign's 3 leaders per shape in a final interleaved run "

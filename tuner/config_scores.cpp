@@ -84,7 +84,9 @@ const ConfigScore* NoiseAwareLabel(const std::map<Dims, ShapeScores>& scores, co
     const Generality g = generality(config);
     const bool better = g.best_or_tied != label_generality.best_or_tied
                             ? g.best_or_tied > label_generality.best_or_tied
-                            : g.mean_log_speedup > label_generality.mean_log_speedup;
+                        : g.mean_log_speedup != label_generality.mean_log_speedup
+                            ? g.mean_log_speedup > label_generality.mean_log_speedup
+                            : BetterScore(score, *label);
     if (better) {
       label = &score;
       label_generality = g;

@@ -60,8 +60,8 @@ std::vector<std::pair<Candidate, Evaluation>> ObservationsFromRecords(const Sear
 // One observation per shape and config, in shape then config order, with its score by the rule of
 // config_scores.h (the median of its records' speedups; a config that never ran ok answers with its first
 // failure): what `crmap train` learns from, so a config measured five times counts once, at its median, and
-// no single record decides. Baseline rows, configs the space cannot parse and configs that ran without a figure
-// at the objective's tail (too few rounds) are left out.
+// no single record decides. Baseline rows, configs the space cannot parse and configs that ran without a known
+// speedup (too few rounds for the objective's tail, or no default measured at that shape) are left out.
 std::vector<std::pair<Candidate, Evaluation>> ScoredObservations(const SearchSpace& space,
                                                                  const std::vector<TuningRecord>& records,
                                                                  Objective objective = Objective::kMedian);

@@ -69,7 +69,7 @@ for workload in $workloads; do
   if [ ! -s "$out/${workload}_evaluate.json" ]; then
     echo "== $workload: evaluating on $held_out held-out shapes of $(basename "$shapes" .json)" >&2
     "$crmap" evaluate --policy "$out/$workload.policy" --db "$db" --workload "$w" --shapes "$shapes" \
-      --held-out "$held_out" --rounds "$eval_rounds" --objective "$objective" "${compare[@]}" --json \
+      --held-out "$held_out" --rounds "$eval_rounds" --objective "$objective" ${compare[@]+"${compare[@]}"} --json \
       --out "$out/${workload}_evaluate.json" >/dev/null
   fi
 done

@@ -42,7 +42,7 @@ typedef enum crmap_status {
 } crmap_status;
 
 typedef enum crmap_source {
-  CRMAP_SOURCE_TABLE = 0,    /* an exactly tuned shape: its best measured config */
+  CRMAP_SOURCE_TABLE = 0,    /* an exactly tuned shape: its label (a best measured config, within the noise band) */
   CRMAP_SOURCE_POLICY = 1,   /* the policy network (or its per-shape cache) */
   CRMAP_SOURCE_FALLBACK = 2  /* no usable policy: the fallback config */
 } crmap_source;
@@ -74,12 +74,12 @@ typedef struct crmap_decision {
   int32_t values[CRMAP_HOOK_MAX_KNOBS];    /* value index per knob, in the policy's knob order */
   double predicted_latency_us;             /* 0 when unknown (fallback) */
   double propensity;                       /* probability the decision had (1: deterministic) */
+  int32_t source;                          /* a crmap_source */
+  uint64_t decision_id;                    /* pass to crmap_hook_observe */
   double confidence;                       /* in [0, 1]: the share of the policy's critic ensemble that predicts
                                             * this config within 5% of the best it screened (a table entry: as
                                             * stored at training); -1: unknown (fallback, or a policy file before
-                                            * format version 3). See docs/hook.md for its calibration. */
-  int32_t source;                          /* a crmap_source */
-  uint64_t decision_id;                    /* pass to crmap_hook_observe */
+                                            * format version 3). Not calibrated yet: see docs/hook.md. */
 } crmap_decision;
 
 typedef struct crmap_metrics {

@@ -171,7 +171,8 @@ double PolicyModel::Screen(const int64_t* dims, const uint32_t* greedy, const ui
   const size_t critic_count = critics_.size();
   const uint32_t hidden = critics_[0].layer1.out;
   float dim_parts[kMaxCriticFloats], layer1[kMaxHidden];
-  double predictions[kMaxCriticMembers + 1], best_of_critic[kMaxCriticMembers + 1], chosen[kMaxCriticMembers + 1];
+  double predictions[kMaxCriticMembers + 1], best_of_critic[kMaxCriticMembers + 1];
+  double chosen[kMaxCriticMembers + 1] = {};
   for (size_t j = 0; j < critic_count; ++j) {
     CriticDimPart(critics_[j], dims, dim_parts + j * hidden);
     best_of_critic[j] = -1e300;
@@ -198,7 +199,8 @@ double PolicyModel::Screen(const int64_t* dims, const uint32_t* greedy, const ui
     const double mean = sum / static_cast<double>(critic_count);
     const double variance = std::max(0.0, sum_squares / static_cast<double>(critic_count) - mean * mean);
     const double score = mean - pessimism * std::sqrt(variance);
-    if (forced ? index == -1 && candidate == forced : score > best_score) {
+    // The first candidate (greedy) is always taken, so non-finite predictions keep it, as before ensembles.
+    if (forced ? index == -1 && candidate == forced : choice == -2 || score > best_score) {
       best_score = score;
       choice = index;
       chosen_mean = mean;

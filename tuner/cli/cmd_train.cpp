@@ -57,7 +57,7 @@ int RunTrain(int argc, char** argv) {
     std::printf("%s\n", json.dump(2).c_str());
   } else {
     std::printf("wrote %s: %s, %zu measurements of configs used, %zu tuned shapes\n  critic mean squared error %.4f "
-                "(log speedup)\n  policy's own choice = best measured config at %zu of %zu tuned shapes, within "
+                "(log speedup)\n  policy's own answer = the table's label at %zu of %zu tuned shapes, within "
                 "%.0f%% of it at %zu (never measured there: %zu)\n  fallback %s\n  critic members %d, mean confidence "
                 "in the table's configs %.2f (-1: unknown)\n",
                 out.c_str(), workload.c_str(), report.records, report.shapes, report.critic_loss, report.policy_agrees,
