@@ -40,6 +40,11 @@ class Writer {
     Floats(l.weights);
     Floats(l.bias);
   }
+  void Critic(const CriticWeights& c) {
+    Layer(c.layer1);
+    Layer(c.layer2);
+    Layer(c.layer3);
+  }
   std::string& bytes() { return out_; }
 
  private:
@@ -99,6 +104,14 @@ class Reader {
     l.bias = Floats(what, l.out);
     return l;
   }
+  // Three layers named "<what> layer 1" to "<what> layer 3".
+  CriticWeights Critic(const std::string& what) {
+    CriticWeights c;
+    c.layer1 = Layer((what + " layer 1").c_str());
+    c.layer2 = Layer((what + " layer 2").c_str());
+    c.layer3 = Layer((what + " layer 3").c_str());
+    return c;
+  }
   void Fail(const std::string& message) {
     if (error_.empty()) error_ = message + " (at byte " + std::to_string(pos_) + ")";
   }
@@ -154,9 +167,7 @@ void EncodePayload(const PolicyFile& f, Writer& w) {
   w.Layer(f.policy.trunk2);
   w.U32(static_cast<uint32_t>(f.policy.heads.size()));
   for (const auto& h : f.policy.heads) w.Layer(h);
-  w.Layer(f.critic.layer1);
-  w.Layer(f.critic.layer2);
-  w.Layer(f.critic.layer3);
+  w.Critic(f.critic);
   w.Floats(f.latency_model);
   w.U32(static_cast<uint32_t>(f.table.size()));
   for (const auto& e : f.table) {
@@ -179,11 +190,7 @@ void EncodePayload(const PolicyFile& f, Writer& w) {
   w.U64(f.training.seed);
   w.Str(f.workload_source);  // since version 2
   w.U32(static_cast<uint32_t>(f.critic_members.size()));  // since version 3
-  for (const auto& member : f.critic_members) {
-    w.Layer(member.layer1);
-    w.Layer(member.layer2);
-    w.Layer(member.layer3);
-  }
+  for (const auto& member : f.critic_members) w.Critic(member);
   w.F32(f.pessimism);
   for (const auto& e : f.table) w.F32(e.confidence);
 }
@@ -230,9 +237,7 @@ PolicyFile DecodePayload(Reader& r, uint32_t version) {
   f.policy.trunk2 = r.Layer("policy trunk 2");
   uint32_t heads = r.Count("policy heads", kMaxPolicyKnobs, 8);
   for (uint32_t i = 0; i < heads && r.ok(); ++i) f.policy.heads.push_back(r.Layer("policy head"));
-  f.critic.layer1 = r.Layer("critic layer 1");
-  f.critic.layer2 = r.Layer("critic layer 2");
-  f.critic.layer3 = r.Layer("critic layer 3");
+  f.critic = r.Critic("critic");
   f.latency_model = r.Floats("latency model", kMaxPolicyDims + 1);
   const size_t entry_bytes = f.dims.size() * 8 + f.knobs.size() * 4 + 12;
   uint32_t entries = r.Count("table", kMaxTableEntries, entry_bytes);
@@ -259,13 +264,7 @@ PolicyFile DecodePayload(Reader& r, uint32_t version) {
   if (version >= 2) f.workload_source = r.Str("workload source");
   if (version >= 3) {
     uint32_t members = r.Count("critic members", kMaxCriticMembers, 3 * 8);
-    for (uint32_t i = 0; i < members && r.ok(); ++i) {
-      CriticWeights member;
-      member.layer1 = r.Layer("critic member layer 1");
-      member.layer2 = r.Layer("critic member layer 2");
-      member.layer3 = r.Layer("critic member layer 3");
-      f.critic_members.push_back(member);
-    }
+    for (uint32_t i = 0; i < members && r.ok(); ++i) f.critic_members.push_back(r.Critic("critic member"));
     f.pessimism = r.F32("pessimism");
     for (size_t i = 0; i < f.table.size() && r.ok(); ++i) f.table[i].confidence = r.F32("table confidence");
   }
