@@ -10,6 +10,16 @@ nlohmann::ordered_json LayerJson(const DenseLayer& l) {
 
 }  // namespace
 
+nlohmann::json CalibrationJson(const std::vector<CalibrationBin>& calibration) {
+  nlohmann::json bins = nlohmann::json::array();
+  for (size_t b = 0; b < calibration.size(); ++b) {
+    const CalibrationBin& bin = calibration[b];
+    bins.push_back({{"from", bin.from}, {"to", b + 1 < calibration.size() ? calibration[b + 1].from : 1.0f},
+                    {"folds", bin.folds}, {"within", bin.within}, {"rate", bin.rate}});
+  }
+  return bins;
+}
+
 nlohmann::ordered_json PolicyToJson(const PolicyFile& f) {
   nlohmann::ordered_json j;
   j["format_version"] = kPolicyFormatVersion;
@@ -42,6 +52,7 @@ nlohmann::ordered_json PolicyToJson(const PolicyFile& f) {
                    {"crmap_version", f.training.crmap_version}, {"records_used", f.training.records_used},
                    {"seed", f.training.seed}};
   j["pessimism"] = f.pessimism;
+  j["calibration"] = CalibrationJson(f.calibration);
   nlohmann::ordered_json heads = nlohmann::ordered_json::array();
   for (const auto& h : f.policy.heads) heads.push_back(LayerJson(h));
   j["policy_network"] = {{"activation", "tanh"}, {"trunk1", LayerJson(f.policy.trunk1)},

@@ -11,4 +11,8 @@ namespace crmap {
 
 nlohmann::ordered_json PolicyToJson(const PolicyFile& file);
 
+// The confidence calibration as `crmap export` and `crmap train --json` print it: per agreement band, from, to,
+// folds, within (right) and the stated rate.
+nlohmann::json CalibrationJson(const std::vector<CalibrationBin>& calibration);
+
 }  // namespace crmap

@@ -17,6 +17,7 @@
 #include "runtime/hook/policy_model.h"
 #include "tuner/measurement_record.h"
 #include "tuner/config_scores.h"
+#include "tuner/confidence_calibration.h"
 #include "tuner/replay_evaluator.h"
 #include "tuner/workload_resolver.h"
 
@@ -232,6 +233,30 @@ Result<PolicyFile> TrainPolicy(const Workload& workload, const SearchSpace& spac
   file.latency_model = FitLatencyModel(x, y);
   Config fallback = ChooseFallback(space, records, shapes);
   for (int v : fallback.values) file.fallback.push_back(static_cast<uint32_t>(v));
+
+  // What the ensemble's agreement is worth at shapes it never saw: each tuned shape left out in turn
+  // (confidence_calibration.h); the hook states the calibrated rate as each decision's confidence.
+  if (options.critic_members > 0) {
+    spdlog::info("calibrating the confidence: {} critics per fold, each of {} tuned shapes left out in turn...",
+                 1 + options.critic_members, offline.labels.size());
+    LeaveOneShapeOutOptions folds_options;
+    folds_options.seed = options.seed;
+    folds_options.critics = 1 + options.critic_members;
+    folds_options.epochs = options.critic_epochs;
+    folds_options.hidden = options.hidden;
+    folds_options.pessimism = options.pessimism;
+    const std::vector<FoldOutcome> folds =
+        LeaveOneShapeOut(space, features, observations, scores, offline.labels, fallback, folds_options);
+    file.calibration = CalibrationFromFolds(folds);
+    if (report) {
+      report->calibration = file.calibration;
+      report->calibration_folds = folds.size();
+      for (const FoldOutcome& fold : folds) {
+        report->calibration_measured += fold.measured;
+        report->calibration_within += fold.measured && fold.within_noise;
+      }
+    }
+  }
 
   const TuningRecord& first = records.front();
   file.host = {first.host_cpu, first.host_isa, first.host_onednn, static_cast<uint32_t>(std::max(0, first.host_cores))};

@@ -6,7 +6,8 @@
 // policy towards each label and the critic's view of every shape) -> critic members on bootstrap resamples ->
 // PolicyFile: the knobs, dims and feature spec of the space, the policy, critic and member weights, the learned
 // mask, a latency model of the default config by shape (least squares on the tuned
-// shapes), the table of tuned shapes with their labels and the ensemble's confidence in each, a fallback config, the host the
+// shapes), the table of tuned shapes with their labels and the ensemble's confidence in each, a fallback config,
+// the confidence calibration (each tuned shape left out in turn: tuner/confidence_calibration.h), the host the
 // database was measured on, and training metadata. Deterministic for a seed when LibTorch runs on one thread
 // (OMP_NUM_THREADS=1); with more, reductions may differ in the last bits between runs. Not thread-safe.
 #pragma once
@@ -46,6 +47,13 @@ struct TrainReport {
   size_t policy_choice_unmeasured = 0;
   std::string fallback;      // the fallback config's canonical string
   double mean_table_confidence = -1;  // over the table's entries (-1 without critic members)
+  // Leave-one-shape-out (confidence_calibration.h; none without critic members): folds run, folds whose choice
+  // was measured at the shape left out, and of those where it stood within the noise band of the best there —
+  // the policy's accuracy at shapes it never saw, as far as the database can tell.
+  size_t calibration_folds = 0;
+  size_t calibration_measured = 0;
+  size_t calibration_within = 0;
+  std::vector<CalibrationBin> calibration;  // as written into the policy file
 };
 
 // The fallback: among configs measured ok at every tuned shape (and never failing anywhere), the one with the

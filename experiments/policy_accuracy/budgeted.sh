@@ -15,9 +15,17 @@
 # <w>.baseline.policy from the database with that build, and `evaluate --compare-policy` measures its picks in
 # the same interleaved runs as the policy's. STOP_AFTER=tune|train ends each workload after that step.
 #
+# Active learning over shapes: EXPLORE=<share> (e.g. 0.25) keeps that share of the budget back; the campaign on
+# the TUNED shapes spends the rest, `crmap train` learns <w>.stage1.policy from it, `crmap suggest` picks SUGGEST
+# (4) shapes of the distribution where that policy is least confident (<w>_suggest.json), and a second campaign
+# ("explore", <w>_explore_tune.json) spends the share kept back on them, in the same database; the policy is then
+# trained on both. COMPARE_WITH=<another results folder> measures that folder's <w>.policy (e.g. from a campaign
+# without EXPLORE) in the same interleaved runs (`evaluate --compare-policy`).
+#
 # usage: experiments/policy_accuracy/budgeted.sh [--workloads LIST] [--isa host|avx2] [--out DIR]
 #   (default workloads: the held-out set, then the five built-ins)
 #   [--rounds N]  env: SHARE=0.10 TUNED=8 HELD_OUT=8 AGENT=rl SEED=1 OBJECTIVE=median BASELINE_CRMAP= STOP_AFTER=
+#                      EXPLORE=0 SUGGEST=4 COMPARE_WITH=
 set -euo pipefail
 source "$(dirname "$0")/../common.sh"
 results_by_isa=1  # results/budgeted/<the ISA crmap runs on> (avx2 under --isa avx2; version.txt says which host)
@@ -27,6 +35,12 @@ crmap_experiment_args "$root/experiments/policy_accuracy/results/budgeted" "$@"
 share=${SHARE:-0.10}; tuned=${TUNED:-8}; held_out=${HELD_OUT:-8}; agent=${AGENT:-rl}; seed=${SEED:-1}
 eval_rounds=$rounds; objective=${OBJECTIVE:-median}; baseline_crmap=${BASELINE_CRMAP:-}; stop_after=${STOP_AFTER:-}
 case "$stop_after" in ""|tune|train) ;; *) echo "STOP_AFTER must be tune or train" >&2; exit 2 ;; esac
+explore=${EXPLORE:-0}; suggest_count=${SUGGEST:-4}; compare_with=${COMPARE_WITH:-}
+"$python" -c "import sys; sys.exit(0 if 0 <= float('$explore') < 1 else 1)" 2>/dev/null ||
+  { echo "EXPLORE must be a share in [0, 1)" >&2; exit 2; }
+[ -z "$compare_with" ] || [ -d "$compare_with" ] || { echo "COMPARE_WITH=$compare_with is not a folder" >&2; exit 2; }
+[ -z "$compare_with" ] || [ -z "$baseline_crmap" ] ||
+  { echo "BASELINE_CRMAP and COMPARE_WITH both name the policy to compare with: give one" >&2; exit 2; }
 [ -z "$baseline_crmap" ] || [ -x "$baseline_crmap" ] || { echo "BASELINE_CRMAP=$baseline_crmap is not executable" >&2; exit 2; }
 declare -A distribution=([bert_ffn]=bert_ffn_chat [bert_attention]=bert_attention_short_queries
   [resnet_bottleneck]=resnet_bottleneck_mixed [resnet_stem]=resnet_stem_photos [dlrm_mlp]=dlrm_mlp_online
@@ -36,6 +50,7 @@ for workload in $workloads; do
   [ -n "${distribution[$workload]:-}" ] || { echo "no distribution chosen for '$workload' in $0" >&2; exit 2; }
 done
 echo "protocol: share $share of plan configs x $tuned tuned shapes, agent $agent seed $seed; $held_out held-out shapes, $eval_rounds rounds, objective $objective" > "$out/protocol.txt"
+[ "$explore" = 0 ] || echo "explore: $explore of each budget on $suggest_count suggested shapes (crmap suggest)" >> "$out/protocol.txt"
 
 for workload in $workloads; do
   w=$(crmap_workload_arg "$workload")
@@ -45,11 +60,24 @@ for workload in $workloads; do
   db="$out/$workload.jsonl"
   { grep -v "^$workload " "$out/budgets.txt" 2>/dev/null || true; echo "$workload $plan $budget"; } | sort > "$out/budgets.txt.tmp"
   mv "$out/budgets.txt.tmp" "$out/budgets.txt"
+  explore_budget=$("$python" -c "import math; print(math.floor($explore * $budget))")
   if [ ! -s "$out/${workload}_tune.json" ]; then
-    echo "== $workload: $agent campaign, $budget measurements (${share} of $plan plan configs x $tuned shapes)" >&2
+    echo "== $workload: $agent campaign, $((budget - explore_budget)) of $budget measurements (${share} of $plan plan configs x $tuned shapes)" >&2
     rm -f "$db"
     "$crmap" tune --workload "$w" --shapes "$shapes" --num-shapes "$tuned" --agent "$agent" --seed "$seed" \
-      --budget "$budget" --db "$db" --no-confirm --objective "$objective" --json > "$out/${workload}_tune.json"
+      --budget "$((budget - explore_budget))" --db "$db" --no-confirm --objective "$objective" --json \
+      > "$out/${workload}_tune.json"
+  fi
+  if [ "$explore_budget" -gt 0 ] && [ ! -s "$out/${workload}_explore_tune.json" ]; then
+    echo "== $workload: training on the first campaign, then $suggest_count suggested shapes get $explore_budget measurements" >&2
+    "$crmap" train --db "$db" --workload "$w" --out "$out/$workload.stage1.policy" --json \
+      > "$out/${workload}_stage1_train.json"
+    "$crmap" suggest --policy "$out/$workload.stage1.policy" --workload "$w" --shapes "$shapes" \
+      --count "$suggest_count" --seed "$seed" --json > "$out/${workload}_suggest.json"
+    suggested=$("$python" -c 'import json,sys; print(json.load(open(sys.argv[1]))["shapes"])' "$out/${workload}_suggest.json")
+    "$crmap" tune --workload "$w" --shapes "$suggested" --agent "$agent" --seed "$seed" --campaign explore \
+      --budget "$explore_budget" --db "$db" --no-confirm --objective "$objective" --json \
+      > "$out/${workload}_explore_tune.json"
   fi
   [ "$stop_after" = tune ] && continue
   if [ ! -s "$out/${workload}_train.json" ]; then
@@ -65,6 +93,7 @@ for workload in $workloads; do
     fi
     compare=(--compare-policy "$out/$workload.baseline.policy")
   fi
+  [ -z "$compare_with" ] || compare=(--compare-policy "$compare_with/$workload.policy")
   [ "$stop_after" = train ] && continue
   if [ ! -s "$out/${workload}_evaluate.json" ]; then
     echo "== $workload: evaluating on $held_out held-out shapes of $(basename "$shapes" .json)" >&2

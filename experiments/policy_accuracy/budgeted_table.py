@@ -2,10 +2,13 @@
 """Tables of experiments/policy_accuracy/budgeted.sh: one for the held-out workloads, one for the built-ins.
 
 usage: budgeted_table.py OUT_DIR "HELD_OUT_NAMES"
-Per workload: the campaign budget against the exhaustive space of its tuned shapes, how many tuned shapes the
-policy's own choice reproduces (train's report), then per method CTMA (share of held-out shapes within 5% of the
-oracle), the geometric-mean oracle ratio and the worst shape's ratio. Closes with the targets of issue 12.
+Per workload: the campaign budget against the exhaustive space of its tuned shapes (the protocol's TUNED; with
+EXPLORE, the part spent on suggested shapes), how many tuned shapes the policy's own choice reproduces and, each
+tuned shape left out in turn, at how many the choice stood within 5% (train's report), then per method CTMA (share
+of held-out shapes within 5% of the oracle), the geometric-mean oracle ratio and the worst shape's ratio. Closes
+with the targets of issue 12.
 """
+import re
 import json
 import os
 import sys
@@ -24,6 +27,7 @@ def main():
             name, plan, budget = line.split()
             budgets[name] = (int(plan), int(budget))
     protocol = open(os.path.join(out, "protocol.txt")).read().strip()
+    tuned_in_protocol = int(re.search(r"x (\d+) tuned shapes", protocol).group(1))
     print(f"{protocol}\n")
     for title, names in (("held-out workloads", [n for n in held_out if n in budgets]),
                          ("built-in workloads", [n for n in sorted(budgets) if n not in held_out])):
@@ -44,7 +48,16 @@ def main():
             reproduced = f"{train['policy_agrees_with_table']} of {tuned}"
             if "policy_within_noise_of_best" in train:  # crmap from stop 22 on
                 reproduced += f" ({train['policy_within_noise_of_best']} within 5%)"
-            head = [name, str(plan), f"{budget} ({100.0 * budget / (plan * tuned):.0f}%)", reproduced]
+            loso = train.get("leave_one_shape_out")
+            if loso and loso["folds"]:
+                reproduced += (f"; left out: {loso['within_noise_of_best']} of {loso['choice_measured']}"
+                               f" ({loso['folds'] - loso['choice_measured']} unmeasured)")
+            spent = f"{budget} ({100.0 * budget / (plan * tuned_in_protocol):.0f}%)"
+            explore_path = os.path.join(out, f"{name}_explore_tune.json")
+            if os.path.exists(explore_path):
+                explore = load(explore_path)
+                spent += f", {explore['measured_now']} on {len(explore['shapes'])} suggested shapes"
+            head = [name, str(plan), spent, reproduced]
             for i, method in enumerate(evaluation["methods"]):
                 cells = head if i == 0 else ["", "", "", ""]
                 print("| " + " | ".join(cells + [method["method"], f"{100 * method['ctma']:.0f}%",

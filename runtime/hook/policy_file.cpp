@@ -193,6 +193,13 @@ void EncodePayload(const PolicyFile& f, Writer& w) {
   for (const auto& member : f.critic_members) w.Critic(member);
   w.F32(f.pessimism);
   for (const auto& e : f.table) w.F32(e.confidence);
+  w.U32(static_cast<uint32_t>(f.calibration.size()));  // since version 4
+  for (const auto& bin : f.calibration) {
+    w.F32(bin.from);
+    w.U32(bin.folds);
+    w.U32(bin.within);
+    w.F32(bin.rate);
+  }
 }
 
 PolicyFile DecodePayload(Reader& r, uint32_t version) {
@@ -267,6 +274,17 @@ PolicyFile DecodePayload(Reader& r, uint32_t version) {
     for (uint32_t i = 0; i < members && r.ok(); ++i) f.critic_members.push_back(r.Critic("critic member"));
     f.pessimism = r.F32("pessimism");
     for (size_t i = 0; i < f.table.size() && r.ok(); ++i) f.table[i].confidence = r.F32("table confidence");
+  }
+  if (version >= 4) {
+    uint32_t bins = r.Count("calibration bins", kMaxCalibrationBins, 16);
+    for (uint32_t i = 0; i < bins && r.ok(); ++i) {
+      CalibrationBin bin;
+      bin.from = r.F32("calibration band");
+      bin.folds = r.U32("calibration folds");
+      bin.within = r.U32("calibration within");
+      bin.rate = r.F32("calibration rate");
+      f.calibration.push_back(bin);
+    }
   }
   return f;
 }
@@ -398,6 +416,24 @@ Status ValidatePolicyFile(const PolicyFile& f) {
                               "most " + std::to_string(kMaxCriticFloats));
   if (!std::isfinite(f.pessimism) || f.pessimism < 0 || f.pessimism > 100)
     return Status::Corruption("the pessimism is " + std::to_string(f.pessimism) + "; it must be in [0, 100]");
+  if (f.calibration.size() > kMaxCalibrationBins)
+    return Status::Corruption("the policy has " + std::to_string(f.calibration.size()) + " calibration bins; at most " +
+                              std::to_string(kMaxCalibrationBins) + " are supported");
+  if (!f.calibration.empty() && f.critic_members.empty())
+    return Status::Corruption("the policy has a confidence calibration but no critic members to calibrate");
+  for (size_t i = 0; i < f.calibration.size(); ++i) {
+    const CalibrationBin& bin = f.calibration[i];
+    const std::string what = "calibration bin " + std::to_string(i);
+    const float floor = i == 0 ? 0.f : f.calibration[i - 1].from;
+    if (!(i == 0 ? bin.from == 0 : bin.from > floor && bin.from <= 1))
+      return Status::Corruption(what + " starts at " + std::to_string(bin.from) + "; bins start at 0 and ascend "
+                                "within [0, 1]");
+    if (!(bin.rate >= 0 && bin.rate <= 1))
+      return Status::Corruption(what + " has rate " + std::to_string(bin.rate) + "; it must be in [0, 1]");
+    if (bin.within > bin.folds)
+      return Status::Corruption(what + " counts " + std::to_string(bin.within) + " right of " +
+                                std::to_string(bin.folds) + " folds");
+  }
   if (f.latency_model.size() != f.dims.size() + 1)
     return Status::Corruption("the latency model needs one weight per dim plus a bias");
   for (float v : f.latency_model)

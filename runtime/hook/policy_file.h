@@ -21,8 +21,9 @@
 namespace crmap {
 
 constexpr char kPolicyMagic[8] = {'C', 'R', 'M', 'A', 'P', 'P', 'O', 'L'};
-// Written; 2 added the workload's source, 3 the critic ensemble, the pessimism and the table's confidences.
-constexpr uint32_t kPolicyFormatVersion = 3;
+// Written; 2 added the workload's source, 3 the critic ensemble, the pessimism and the table's confidences, 4 the
+// confidence calibration.
+constexpr uint32_t kPolicyFormatVersion = 4;
 constexpr uint32_t kOldestPolicyFormatVersion = 1;  // read
 
 // Limits a decoder enforces before allocating: a file claiming more is corrupt.
@@ -35,6 +36,7 @@ constexpr uint32_t kMaxLayerInputs = 8192;
 constexpr uint32_t kMaxTableEntries = 1000000;
 constexpr uint32_t kMaxCriticMembers = 16;
 constexpr uint32_t kMaxCriticFloats = 4096;  // (1 + critic members) x critic hidden size: the hook's stack scratch
+constexpr uint32_t kMaxCalibrationBins = 16;
 constexpr uint64_t kMaxPolicyFileBytes = uint64_t{256} << 20;  // a whole file (ReadPolicyFile)
 
 struct PolicyDim {
@@ -88,9 +90,20 @@ struct TableEntry {
   float median_us = 0;
   float p99_us = 0;
   float speedup = 0;              // over the default config at that shape, measured side by side
-  // How sure the policy is that `config` is within 5% of the best config at that shape, in [0, 1]: the share of
-  // the critic ensemble that predicts so (policy_model.h: Confidence); -1 when unknown (a file before version 3).
+  // How sure the policy is that `config` is within 5% of the best config at that shape, in [0, 1]
+  // (policy_model.h: ConfidenceOf — the ensemble's agreement, calibrated from version 4); -1 when unknown (a file
+  // before version 3, or trained without critic members).
   float confidence = -1;
+};
+
+// Since version 4: one band of the critic ensemble's agreement (policy_model.h) and what it was worth at
+// training, leaving each tuned shape out (tuner/confidence_calibration.h). The hook states `rate` as the
+// confidence of every decision whose agreement falls in the band.
+struct CalibrationBin {
+  float from = 0;       // agreement at or above this, up to the next bin's `from` (the first bin starts at 0)
+  uint32_t folds = 0;   // held-out tuned shapes whose agreement fell here and whose choice was measured there
+  uint32_t within = 0;  // ... where that choice stood within the noise band of the best measured there
+  float rate = 0;       // in [0, 1]: the share within, shrunk towards the overall share
 };
 
 struct PolicyHost {
@@ -125,6 +138,7 @@ struct PolicyFile {
   // discounts a candidate for that spread (it maximises mean - pessimism x standard deviation over the critics).
   std::vector<CriticWeights> critic_members;
   float pessimism = 0;
+  std::vector<CalibrationBin> calibration;  // since version 4; empty: the hook states the raw agreement
   std::vector<float> latency_model;  // log(default latency, us) = sum_i w_i * dim_feature_i + w_last
   std::vector<TableEntry> table;
   std::vector<uint32_t> fallback;    // one value index per knob

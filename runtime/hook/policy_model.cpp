@@ -164,6 +164,14 @@ double PolicyModel::ConfidenceOf(const int64_t* dims, const uint32_t* config) co
   return confidence;
 }
 
+double PolicyModel::Calibrated(double agreement) const {
+  if (agreement < 0 || file_.calibration.empty()) return agreement;
+  size_t bin = 0;
+  // As floats (the bins' type): an agreement of 4 of 5 critics, 0.8, falls in a band from 0.8f.
+  while (bin + 1 < file_.calibration.size() && static_cast<float>(agreement) >= file_.calibration[bin + 1].from) ++bin;
+  return file_.calibration[bin].rate;
+}
+
 double PolicyModel::Screen(const int64_t* dims, const uint32_t* greedy, const uint32_t* forced, uint32_t* config,
                            double* confidence) const {
   // Streams over the candidates (the greedy config first, then the screened ones, then `forced`), keeping per
@@ -217,7 +225,7 @@ double PolicyModel::Screen(const int64_t* dims, const uint32_t* greedy, const ui
   if (confidence) {
     size_t agree = 0;
     for (size_t j = 0; j < critic_count; ++j) agree += chosen[j] >= best_of_critic[j] - std::log(1.05);
-    *confidence = critic_count > 1 ? static_cast<double>(agree) / static_cast<double>(critic_count) : -1.0;
+    *confidence = critic_count > 1 ? Calibrated(static_cast<double>(agree) / static_cast<double>(critic_count)) : -1.0;
   }
   return chosen_mean;
 }

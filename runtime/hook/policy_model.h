@@ -48,10 +48,14 @@ class PolicyModel {
   // `config`; runtime knobs at their defaults. `confidence`, when not null, receives ConfidenceOf the choice.
   // Returns the critics' mean predicted log speedup of the chosen config.
   double Decide(const int64_t* dims, uint32_t* config, double* confidence = nullptr) const;
-  // How sure the policy is that `config` is within 5% of the best config at `dims`: the share of the critics
-  // (main and members) whose prediction for it is within log(1.05) of their own best prediction among the
-  // candidates Decide screens and `config`. -1 (unknown) for a policy without members (format version < 3).
+  // How sure the policy is that `config` is within 5% of the best config at `dims`. Its agreement: the share of
+  // the critics (main and members) whose prediction for it is within log(1.05) of their own best prediction
+  // among the candidates Decide screens and `config`; stated through the file's calibration (Calibrated), or
+  // raw when it has none (before format version 4). -1 (unknown) for a policy without members.
   double ConfidenceOf(const int64_t* dims, const uint32_t* config) const;
+  // The confidence stated for an agreement: the rate of the calibration bin it falls in (policy_file.h:
+  // CalibrationBin), or the agreement itself without a calibration; -1 stays -1.
+  double Calibrated(double agreement) const;
   // The critics: the main one and its members (1 + file().critic_members.size()).
   size_t critic_count() const { return critics_.size(); }
   // The policy network's own greedy config (what PolicyNetwork::Sample(greedy) gives in LibTorch).

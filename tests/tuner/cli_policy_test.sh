@@ -51,6 +51,40 @@ check "a tuned shape is answered from the table" grep -q "^source .*table" "$WOR
 run "query another shape" "$WORK/q2.out" query --policy "$policy" --dims batch=5
 check "another shape is answered by the policy" grep -q "^source .*policy" "$WORK/q2.out"
 check "query prints the config" grep -q "^config .*fuse.fc1=" "$WORK/q2.out"
+check "train left each of the 2 tuned shapes out in turn" grep -q "each tuned shape left out in turn: .* of [0-2] (never measured there: [0-2])" "$WORK/train.out"
+# The confidence the hook states: a calibration band's rate (export's "calibration"), or with no fold measured
+# (no calibration), the raw agreement of the 5 critics: a multiple of 0.2. A table answer states its entry's.
+run "query --json" "$WORK/q2.json" query --policy "$policy" --dims batch=5 --json
+run "query a tuned shape --json" "$WORK/q1.json" query --policy "$policy" --dims batch=16 --json
+check "query states the calibrated confidence" "$python" - "$WORK/q2.json" "$WORK/q1.json" "$WORK/policy.json" <<'PY'
+import json, sys
+answer, tuned, policy = (json.load(open(path)) for path in sys.argv[1:4])
+bins = policy["calibration"]
+allowed = [b["rate"] for b in bins] if bins else [k / 5 for k in range(6)]
+entry = [e for e in policy["table"] if e["dims"]["batch"] == 16][0]
+ok = (any(abs(answer["confidence"] - r) < 1e-6 for r in allowed) and abs(tuned["confidence"] - entry["confidence"]) < 1e-6
+      and len(bins) in (0, 3) and sum(b["folds"] for b in bins) <= 2)
+if not ok:
+    print("answers", answer["confidence"], tuned["confidence"], "table entry", entry, "calibration", bins)
+sys.exit(0 if ok else 1)
+PY
+
+# suggest: the shapes of a list the policy was not tuned on (batch=1 and 16 are; batch=3 twice is one shape),
+# each with the policy's decision and confidence, and the list ready for tune --shapes.
+run "suggest" "$WORK/suggest.json" suggest --policy "$policy" --shapes "batch=1;batch=16;batch=3;batch=700;batch=3" \
+  --count 5 --json
+check "suggest skips tuned shapes and duplicates" "$python" - "$WORK/suggest.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+batches = sorted(s["dims"]["batch"] for s in d["suggested"])
+ok = (batches == [3, 700] and sorted(d["shapes"].split(";")) == ["batch=3", "batch=700"]
+      and all("fuse.fc1=" in s["config"] and -1 <= s["confidence"] <= 1 for s in d["suggested"]))
+if not ok:
+    print(d)
+sys.exit(0 if ok else 1)
+PY
+expect_bad "suggest --count 0" "--count must be in [1, 10000]" suggest --policy "$policy" --shapes "batch=3" --count 0
+expect_bad "suggest without --shapes" "missing --shapes" suggest --policy "$policy"
 
 # evaluate on a list of shapes, from another directory: the tuned one (batch=16) is skipped, batch=3 is held
 # out; four methods, each with a ratio in (0, 1], and a fifth for --compare-policy (a copy of the policy here:

@@ -10,6 +10,7 @@ namespace {
 TEST(PolicyExportTest, NamesValuesListsAllowedOnesAndPutsIdentityFirst) {
   testing::SyntheticPolicyOptions options;
   options.masked = {{"precision", "bf16"}};
+  options.calibrated = true;
   PolicyFile file = testing::MakeSyntheticPolicy(options);
   nlohmann::ordered_json json = PolicyToJson(file);
   EXPECT_EQ(json.begin().key(), "format_version");
@@ -27,6 +28,14 @@ TEST(PolicyExportTest, NamesValuesListsAllowedOnesAndPutsIdentityFirst) {
   EXPECT_EQ(json["critic"]["layer1"]["in"], file.critic.layer1.in);
   EXPECT_EQ(json["table"][0]["confidence"], file.table[0].confidence);
   EXPECT_EQ(json["pessimism"], file.pessimism);
+  // Each calibration band with where it ends: the next band's start, the last one's 1.
+  ASSERT_EQ(json["calibration"].size(), 3u);
+  EXPECT_EQ(json["calibration"][0]["to"], file.calibration[1].from);
+  EXPECT_EQ(json["calibration"][2]["to"], 1.0f);
+  EXPECT_EQ(json["calibration"][1]["folds"], file.calibration[1].folds);
+  EXPECT_EQ(json["calibration"][1]["within"], file.calibration[1].within);
+  EXPECT_EQ(json["calibration"][1]["rate"], file.calibration[1].rate);
+  EXPECT_TRUE(CalibrationJson({}).empty());
   ASSERT_EQ(json["critic_members"].size(), file.critic_members.size());
   EXPECT_EQ(json["critic_members"][0]["layer1"]["out"], file.critic_members[0].layer1.out);
   EXPECT_EQ((--json.end()).key(), "critic_members");  // the long weights last

@@ -89,14 +89,16 @@ int RunQuery(int argc, char** argv) {
   hook.Metrics(&metrics);
   if (args.count("json")) {
     Json j = {{"config", decision.config}, {"source", HookSourceName(decision.source)},
-              {"predicted_latency_us", decision.predicted_latency_us}, {"decision_id", decision.decision_id},
+              {"predicted_latency_us", decision.predicted_latency_us}, {"confidence", decision.confidence},
+              {"decision_id", decision.decision_id},
               {"values", std::vector<int32_t>(decision.values, decision.values + decision.knob_count)},
               {"out_of_range", metrics.out_of_range > 0}};
     std::printf("%s\n", j.dump(2).c_str());
   } else {
-    std::printf("config     %s\nsource     %s%s\npredicted  %.1f us\n", decision.config, HookSourceName(decision.source),
+    std::printf("config     %s\nsource     %s%s\npredicted  %.1f us\nconfidence %.2f%s\n", decision.config,
+                HookSourceName(decision.source),
                 metrics.out_of_range ? " (dims outside the workload's declared ranges: extrapolated)" : "",
-                decision.predicted_latency_us);
+                decision.predicted_latency_us, decision.confidence, decision.confidence < 0 ? " (unknown)" : "");
   }
   return kExitOk;
 }

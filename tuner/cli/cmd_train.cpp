@@ -4,6 +4,7 @@
 #include "tuner/cli/cli_common.h"
 #include "tuner/cli/commands.h"
 #include "tuner/config_scores.h"
+#include "tuner/policy_export.h"
 #include "tuner/policy_trainer.h"
 
 namespace crmap::cli {
@@ -52,7 +53,11 @@ int RunTrain(int argc, char** argv) {
                {"policy_within_noise_of_best", report.policy_within_noise},
                {"policy_choice_unmeasured", report.policy_choice_unmeasured},
                {"fallback", report.fallback}, {"critic_members", train.critic_members},
-               {"pessimism", train.pessimism}, {"mean_table_confidence", report.mean_table_confidence}};
+               {"pessimism", train.pessimism}, {"mean_table_confidence", report.mean_table_confidence},
+               {"leave_one_shape_out", {{"folds", report.calibration_folds},
+                                        {"choice_measured", report.calibration_measured},
+                                        {"within_noise_of_best", report.calibration_within}}},
+               {"calibration", CalibrationJson(report.calibration)}};
   if (args.count("json")) {
     std::printf("%s\n", json.dump(2).c_str());
   } else {
@@ -63,6 +68,17 @@ int RunTrain(int argc, char** argv) {
                 out.c_str(), workload.c_str(), report.records, report.shapes, report.critic_loss, report.policy_agrees,
                 report.shapes, 100 * kNoiseBand, report.policy_within_noise, report.policy_choice_unmeasured,
                 report.fallback.c_str(), train.critic_members, report.mean_table_confidence);
+    if (report.calibration_folds > 0)
+      std::printf("  each tuned shape left out in turn: the ensemble's choice there stood within %.0f%% of the best "
+                  "measured at %zu of %zu (never measured there: %zu)\n",
+                  100 * kNoiseBand, report.calibration_within, report.calibration_measured,
+                  report.calibration_folds - report.calibration_measured);
+    for (size_t b = 0; b < report.calibration.size(); ++b) {
+      const CalibrationBin& bin = report.calibration[b];
+      const double to = b + 1 < report.calibration.size() ? report.calibration[b + 1].from : 1.0;
+      std::printf("  agreement [%.1f, %.1f%s: %u of %u right, stated confidence %.2f\n", bin.from, to,
+                  b + 1 < report.calibration.size() ? ")" : "]", bin.within, bin.folds, bin.rate);
+    }
     if (report.ignored > 0)
       std::printf("  %zu records of this workload ignored (dims or config it does not accept; named above)\n",
                   report.ignored);

@@ -17,6 +17,7 @@ int RunReplay(int argc, char** argv);
 int RunTrain(int argc, char** argv);
 int RunExport(int argc, char** argv);
 int RunQuery(int argc, char** argv);
+int RunSuggest(int argc, char** argv);
 int RunEvaluate(int argc, char** argv);
 int RunServe(int argc, char** argv);
 int RunPeerWorker(int argc, char** argv);  // internal: not listed in the usage

@@ -36,6 +36,8 @@ const Command kCommands[] = {
     {"train", "train the shape-conditioned policy on a tuning database and write a policy file", crmap::cli::RunTrain},
     {"export", "dump a policy file as JSON", crmap::cli::RunExport},
     {"query", "ask a policy file for a decision through the runtime hook", crmap::cli::RunQuery},
+    {"suggest", "suggest the shapes a campaign should measure next, where the policy is least confident",
+     crmap::cli::RunSuggest},
     {"serve", "replay a request stream open-loop on oneDNN through the serving runtime and report the tail",
      crmap::cli::RunServe},
     {"evaluate", "compile-time mapping accuracy of a policy on held-out shapes vs their oracle",

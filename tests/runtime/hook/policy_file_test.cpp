@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <new>
 #include <string>
@@ -117,6 +118,13 @@ void ExpectSamePolicy(const PolicyFile& a, const PolicyFile& b) {
     ExpectLayer(a.critic_members[m].layer3, b.critic_members[m].layer3, "member 3");
   }
   EXPECT_EQ(a.pessimism, b.pessimism);
+  ASSERT_EQ(a.calibration.size(), b.calibration.size());
+  for (size_t i = 0; i < a.calibration.size(); ++i) {
+    EXPECT_EQ(a.calibration[i].from, b.calibration[i].from);
+    EXPECT_EQ(a.calibration[i].folds, b.calibration[i].folds);
+    EXPECT_EQ(a.calibration[i].within, b.calibration[i].within);
+    EXPECT_EQ(a.calibration[i].rate, b.calibration[i].rate);
+  }
   EXPECT_EQ(a.fallback, b.fallback);
   EXPECT_EQ(a.host.cpu, b.host.cpu);
   EXPECT_EQ(a.host.isa, b.host.isa);
@@ -184,9 +192,15 @@ FieldOffsets OffsetsOf(const PolicyFile& f) {
   return o;
 }
 
+SyntheticPolicyOptions CalibratedPolicy() {
+  SyntheticPolicyOptions options;
+  options.calibrated = true;
+  return options;
+}
+
 class PolicyFileTest : public ::testing::Test {
  protected:
-  PolicyFile policy_ = MakeSyntheticPolicy();
+  PolicyFile policy_ = MakeSyntheticPolicy(CalibratedPolicy());
   std::string bytes_ = EncodePolicyFile(policy_);
 };
 
@@ -230,7 +244,9 @@ TEST_F(PolicyFileTest, RoundTripKeepsEveryField) {
     options.workload = which;
     options.seed = 7;
     options.masked = {{"precision", "bf16"}};
+    options.calibrated = true;
     PolicyFile original = MakeSyntheticPolicy(options);
+    ASSERT_FALSE(original.calibration.empty());
     ASSERT_TRUE(ValidatePolicyFile(original).ok()) << ValidatePolicyFile(original).ToString();
     std::string bytes = EncodePolicyFile(original);
     EXPECT_EQ(bytes.substr(0, 8), "CRMAPPOL");
@@ -332,15 +348,15 @@ TEST_F(PolicyFileTest, WrongMagicIsCorruption) {
 }
 
 TEST_F(PolicyFileTest, UnsupportedVersionIsInvalidArgumentNamingIt) {
-  for (uint32_t version : {0u, 4u, 0xFFFFFFFFu}) {
+  for (uint32_t version : {0u, kPolicyFormatVersion + 1, 0xFFFFFFFFu}) {
     std::string bytes = WithValidChecksum(SetU32(bytes_, 8, version));
     ExpectError(DecodePolicyFile(bytes), StatusCode::kInvalidArgument, "version " + std::to_string(version));
     // A version this crmap does not read wins over everything else that may be different in a newer format.
     ExpectError(DecodePolicyFile(SetU32(bytes_, 8, version)), StatusCode::kInvalidArgument, "version");
   }
-  std::string path = testing::TestTempPath("version4.policy");
-  ASSERT_TRUE(testing::WriteBytes(path, WithValidChecksum(SetU32(bytes_, 8, 4))));
-  ExpectError(ReadPolicyFile(path), StatusCode::kInvalidArgument, "policy format version 4");
+  std::string path = testing::TestTempPath("version5.policy");
+  ASSERT_TRUE(testing::WriteBytes(path, WithValidChecksum(SetU32(bytes_, 8, 5))));
+  ExpectError(ReadPolicyFile(path), StatusCode::kInvalidArgument, "policy format version 5");
 }
 
 // An encoded policy as an older version wrote it: the last `cut` payload bytes dropped, the version set.
@@ -352,9 +368,23 @@ std::string OlderVersion(const std::string& bytes, size_t cut, uint32_t version)
   return WithValidChecksum(older);
 }
 
-// The bytes version 3 appends to a policy without critic members: an empty member array, the pessimism and a
-// confidence per table entry.
-size_t Version3Tail(const PolicyFile& f) { return 4 + 4 + 4 * f.table.size(); }
+// The bytes version 4 appends: the calibration bins (u32 count, 16 bytes each).
+size_t Version4Tail(const PolicyFile& f) { return 4 + 16 * f.calibration.size(); }
+// The bytes versions 3 and 4 append to a policy without critic members: an empty member array, the pessimism, a
+// confidence per table entry and an empty calibration.
+size_t Version3Tail(const PolicyFile& f) { return 4 + 4 + 4 * f.table.size() + Version4Tail(f); }
+
+// Version 3 (before the calibration) still reads: the members and confidences, no calibration (the hook then
+// states the raw agreement).
+TEST_F(PolicyFileTest, Version3FilesReadWithoutACalibration) {
+  ASSERT_FALSE(policy_.calibration.empty());
+  ASSERT_FALSE(policy_.critic_members.empty());
+  auto decoded = DecodePolicyFile(OlderVersion(bytes_, Version4Tail(policy_), 3));
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  PolicyFile expected = policy_;
+  expected.calibration.clear();
+  ExpectSamePolicy(expected, *decoded);
+}
 
 // Version 2 (before the critic ensemble) still reads: no members, pessimism 0, every confidence unknown.
 TEST_F(PolicyFileTest, Version2FilesReadWithoutMembersOrConfidence) {
@@ -609,6 +639,43 @@ TEST_F(PolicyFileTest, AConfidenceOutsideZeroToOneOrABadPessimismOrMemberIsCorru
   PolicyFile crowded = policy_;
   crowded.critic_members.resize(kMaxCriticMembers + 1, crowded.critic_members[0]);
   ExpectError(DecodePolicyFile(EncodePolicyFile(crowded)), StatusCode::kCorruption, "critic members");
+}
+
+TEST_F(PolicyFileTest, ABadCalibrationIsCorruption) {
+  ASSERT_EQ(policy_.calibration.size(), 3u);
+  struct Case {
+    const char* what;
+    std::function<void(PolicyFile&)> edit;
+    const char* needle;
+  };
+  const Case cases[] = {
+      {"rate above 1", [](PolicyFile& f) { f.calibration[1].rate = 1.5f; }, "calibration bin 1 has rate"},
+      {"NaN rate", [](PolicyFile& f) { f.calibration[2].rate = std::nanf(""); }, "calibration bin 2 has rate"},
+      {"first band not at 0", [](PolicyFile& f) { f.calibration[0].from = 0.1f; }, "calibration bin 0 starts"},
+      {"bands not ascending", [](PolicyFile& f) { f.calibration[2].from = 0.5f; }, "calibration bin 2 starts"},
+      {"band above 1", [](PolicyFile& f) { f.calibration[2].from = 1.5f; }, "calibration bin 2 starts"},
+      {"more right than folds", [](PolicyFile& f) { f.calibration[0].within = 4; }, "calibration bin 0 counts 4"},
+      {"no members", [](PolicyFile& f) { f.critic_members.clear(); }, "no critic members to calibrate"},
+      {"too many bins",
+       [](PolicyFile& f) {
+         f.calibration.clear();
+         for (uint32_t i = 0; i <= kMaxCalibrationBins; ++i) f.calibration.push_back({i * 0.05f, 0, 0, 0.5f});
+       },
+       "calibration bins"},
+  };
+  for (const Case& c : cases) {
+    PolicyFile f = policy_;
+    c.edit(f);
+    ExpectError(DecodePolicyFile(EncodePolicyFile(f)), StatusCode::kCorruption, c.needle, c.what);
+    EXPECT_FALSE(ValidatePolicyFile(f).ok()) << c.what;
+  }
+  // A bin count the remaining bytes cannot hold, or beyond the limit: Corruption naming the field.
+  const size_t count_offset = bytes_.size() - 8 - Version4Tail(policy_);
+  ASSERT_EQ(ReadU32(bytes_, count_offset), 3u);
+  ExpectError(DecodePolicyFile(WithValidChecksum(SetU32(bytes_, count_offset, 4))), StatusCode::kCorruption,
+              "calibration bins: truncated");
+  ExpectError(DecodePolicyFile(WithValidChecksum(SetU32(bytes_, count_offset, 0xFFFFFFFFu))), StatusCode::kCorruption,
+              "calibration bins: count 4294967295 exceeds 16");
 }
 
 TEST_F(PolicyFileTest, OutOfRangeConfigIndicesAreCorruption) {

@@ -480,6 +480,25 @@ TEST(PolicyModelTest, AgreesWithTheLibTorchNetworksItWasExportedFrom) {
     sum += entry.confidence;
   }
   EXPECT_NEAR(report.mean_table_confidence, sum / static_cast<double>(with_members->table.size()), 1e-6);
+  // Each tuned shape left out in turn: every config was measured at every shape, so every fold's choice was
+  // measured; the calibration written is the one its folds give (confidence_calibration.h), and the table's
+  // confidences are stated through it (each one a bin's rate).
+  EXPECT_EQ(report.calibration_folds, shapes.size());
+  EXPECT_EQ(report.calibration_measured, shapes.size());
+  EXPECT_LE(report.calibration_within, report.calibration_measured);
+  ASSERT_EQ(with_members->calibration.size(), 3u);
+  uint32_t folds = 0, within = 0;
+  for (const CalibrationBin& bin : with_members->calibration) {
+    folds += bin.folds;
+    within += bin.within;
+  }
+  EXPECT_EQ(folds, report.calibration_measured);
+  EXPECT_EQ(within, report.calibration_within);
+  for (const TableEntry& entry : with_members->table) {
+    bool a_rate = false;
+    for (const CalibrationBin& bin : with_members->calibration) a_rate |= entry.confidence == bin.rate;
+    EXPECT_TRUE(a_rate) << "table confidence " << entry.confidence << " is no bin's rate";
+  }
 }
 
 // Decide with critic members, against a reference written the obvious way (every critic's full forward in
@@ -565,6 +584,44 @@ TEST(PolicyModelTest, DecideWithMembersMaximisesThePessimisticScoreAndCountsAgre
     EXPECT_GE(checked, 200u) << "too many near ties for the check to mean much";
     EXPECT_GE(chosen.size(), 2u) << "pessimism " << pessimism << ": a choice that never varies checks little";
   }
+}
+
+// With a calibration (format version 4) the same decisions are made and the stated confidence is the rate of
+// the band the raw agreement falls in (policy_file.h: CalibrationBin).
+TEST(PolicyModelTest, ACalibratedPolicyStatesTheRateOfItsAgreementsBand) {
+  SyntheticPolicyOptions options;
+  options.critic_members = 3;
+  options.seed = 9;
+  options.calibrated = true;
+  PolicyFile calibrated = MakeSyntheticPolicy(options);
+  ASSERT_EQ(calibrated.calibration.size(), 3u);
+  PolicyFile raw = calibrated;
+  raw.calibration.clear();
+  auto stated = MustModel(calibrated);
+  auto agreeing = MustModel(raw);
+  ASSERT_TRUE(stated && agreeing);
+  EXPECT_EQ(stated->Calibrated(-1), -1.0);
+  EXPECT_FLOAT_EQ(stated->Calibrated(0.0), 0.3f);
+  EXPECT_FLOAT_EQ(stated->Calibrated(0.49), 0.3f);
+  EXPECT_FLOAT_EQ(stated->Calibrated(0.5), 0.45f);
+  EXPECT_FLOAT_EQ(stated->Calibrated(0.79), 0.45f);
+  EXPECT_FLOAT_EQ(stated->Calibrated(0.8), 0.75f);
+  EXPECT_FLOAT_EQ(stated->Calibrated(1.0), 0.75f);
+  EXPECT_EQ(agreeing->Calibrated(0.6), 0.6);  // no calibration: the agreement itself
+  std::mt19937_64 rng(4);
+  std::set<double> agreements;
+  for (int i = 0; i < 200; ++i) {
+    std::vector<int64_t> dims = RandomDims(calibrated, rng);
+    std::vector<uint32_t> a(calibrated.knobs.size()), b(calibrated.knobs.size());
+    double confidence = -2, agreement = -2;
+    stated->Decide(dims.data(), a.data(), &confidence);
+    agreeing->Decide(dims.data(), b.data(), &agreement);
+    EXPECT_EQ(a, b) << "dims " << dims[0];
+    EXPECT_DOUBLE_EQ(confidence, stated->Calibrated(agreement)) << "dims " << dims[0];
+    EXPECT_DOUBLE_EQ(stated->ConfidenceOf(dims.data(), a.data()), confidence);
+    agreements.insert(agreement);
+  }
+  EXPECT_GE(agreements.size(), 2u) << "an agreement that never varies checks little";
 }
 
 // A policy without members states no confidence: -1 from Decide and ConfidenceOf.

@@ -100,6 +100,7 @@ struct SyntheticPolicyOptions {
   // Knob values the mask forbids ({knob name, value name}).
   std::vector<std::pair<std::string, std::string>> masked;
   uint32_t critic_members = 2;  // random critics besides the main one (format version 3), with a pessimism of 0.5
+  bool calibrated = false;      // with members: a three-band confidence calibration (format version 4)
 };
 
 // A random config: plan knobs uniform, runtime knobs at their defaults.
@@ -209,6 +210,7 @@ inline PolicyFile FillSyntheticPolicy(PolicyFile skeleton, const SyntheticPolicy
     f.pessimism = 0.5f;
     std::uniform_real_distribution<float> share(0.0f, 1.0f);
     for (auto& e : f.table) e.confidence = share(rng);
+    if (options.calibrated) f.calibration = {{0.0f, 3, 1, 0.3f}, {0.5f, 2, 1, 0.45f}, {0.8f, 5, 4, 0.75f}};
   }
   return f;
 }

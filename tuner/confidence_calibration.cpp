@@ -1,0 +1,108 @@
+#include "tuner/confidence_calibration.h"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <random>
+#include <set>
+
+#include "agents/cost_model.h"
+
+namespace crmap {
+
+std::vector<CalibrationBin> CalibrationFromFolds(const std::vector<FoldOutcome>& folds) {
+  constexpr size_t kBands = std::size(kCalibrationBandStarts);
+  std::vector<CalibrationBin> bins(kBands);
+  uint32_t all_folds = 0, all_within = 0;
+  for (size_t b = 0; b < kBands; ++b) bins[b].from = kCalibrationBandStarts[b];
+  for (const FoldOutcome& fold : folds) {
+    if (!fold.measured) continue;
+    size_t b = 0;
+    // Compared as floats, as the hook compares (policy_model.h: Calibrated): 4 of 5 critics is in [0.8, 1].
+    while (b + 1 < kBands && static_cast<float>(fold.agreement) >= kCalibrationBandStarts[b + 1]) ++b;
+    ++bins[b].folds;
+    bins[b].within += fold.within_noise;
+    ++all_folds;
+    all_within += fold.within_noise;
+  }
+  if (all_folds == 0) return {};
+  const double overall = (all_within + 1.0) / (all_folds + 2.0);
+  for (CalibrationBin& bin : bins) bin.rate = static_cast<float>((bin.within + 2.0 * overall) / (bin.folds + 2.0));
+  return bins;
+}
+
+std::vector<FoldOutcome> LeaveOneShapeOut(const SearchSpace& space, const FeatureSpec& features,
+                                          const std::vector<std::pair<Candidate, Evaluation>>& observations,
+                                          const std::map<Dims, ShapeScores>& scores,
+                                          const std::map<Dims, Config>& labels, const Config& fallback,
+                                          const LeaveOneShapeOutOptions& options) {
+  std::vector<FoldOutcome> outcomes;
+  if (labels.size() < 2 || options.critics < 1) return outcomes;
+  size_t fold_index = 0;
+  for (const auto& [held_out, unused_label] : labels) {
+    ++fold_index;
+    // The configs the hook would screen at a shape it has no entry for: the other shapes' labels, the fallback.
+    std::vector<Config> candidates;
+    std::set<std::string> seen;
+    for (const auto& [dims, label] : labels)
+      if (dims != held_out && seen.insert(space.ToString(label)).second) candidates.push_back(label);
+    if (seen.insert(space.ToString(fallback)).second) candidates.push_back(fallback);
+
+    std::vector<const std::pair<Candidate, Evaluation>*> kept;
+    for (const auto& observation : observations)
+      if (observation.first.dims != held_out) kept.push_back(&observation);
+    if (kept.empty()) continue;
+    std::vector<std::vector<float>> inputs;
+    for (const Config& config : candidates) inputs.push_back(features.Encode(held_out, config));
+
+    // predictions[critic][candidate]
+    std::vector<std::vector<double>> predictions;
+    for (int c = 0; c < options.critics; ++c) {
+      const uint64_t seed = options.seed * 2654435761u + fold_index * 1009 + static_cast<uint64_t>(c);
+      CostModel critic(features.size(), seed, CostModelOptions{options.hidden});
+      std::mt19937_64 rng(seed);
+      std::uniform_int_distribution<size_t> pick(0, kept.size() - 1);
+      for (size_t i = 0; i < kept.size(); ++i) {
+        const auto& [candidate, evaluation] = *kept[c == 0 ? i : pick(rng)];
+        critic.Add(features.Encode(candidate.dims, candidate.config), Reward(evaluation));
+      }
+      critic.Train(options.epochs);
+      predictions.push_back(critic.Predict(inputs));
+    }
+
+    // The hook's rule (policy_model.h: Decide): the largest mean - pessimism x spread; agreement: the share of
+    // critics that predict the choice within log(1.05) of their own best.
+    const double pessimism = predictions.size() > 1 ? options.pessimism : 0.0;
+    size_t choice = 0;
+    double best_score = -1e300;
+    for (size_t k = 0; k < candidates.size(); ++k) {
+      double sum = 0, sum_squares = 0;
+      for (const auto& critic : predictions) {
+        sum += critic[k];
+        sum_squares += critic[k] * critic[k];
+      }
+      const double mean = sum / static_cast<double>(predictions.size());
+      const double variance = std::max(0.0, sum_squares / static_cast<double>(predictions.size()) - mean * mean);
+      const double score = mean - pessimism * std::sqrt(variance);
+      if (k == 0 || score > best_score) {
+        best_score = score;
+        choice = k;
+      }
+    }
+    size_t agree = 0;
+    for (const auto& critic : predictions)
+      agree += critic[choice] >= *std::max_element(critic.begin(), critic.end()) - std::log(1.05);
+
+    FoldOutcome outcome;
+    outcome.agreement = static_cast<double>(agree) / static_cast<double>(predictions.size());
+    auto shape = scores.find(held_out);
+    const Standing standing =
+        shape == scores.end() ? Standing::kUnknown : StandingAt(shape->second, space.ToString(candidates[choice]));
+    outcome.measured = standing != Standing::kUnknown;
+    outcome.within_noise = standing == Standing::kBest || standing == Standing::kTied;
+    outcomes.push_back(outcome);
+  }
+  return outcomes;
+}
+
+}  // namespace crmap

@@ -1,0 +1,62 @@
+// Confidence calibration: what the critic ensemble's agreement on a decision is worth, measured at training by
+// leaving each tuned shape out (`crmap train`; docs/policy-format.md, "Calibration").
+//
+// The hook's raw confidence is the share of its critics that predict the chosen config within 5% of their own
+// best (policy_model.h). Members trained on resamples of the same data share its blind spots, so on shapes
+// unlike the tuned ones they can agree and all be wrong (issue 12 measured 80-100% agreement with 0-14% of the
+// decisions right). Calibration asks the data instead: for each tuned shape s, critics trained without any
+// observation of s choose among the configs the hook would screen there (the other tuned shapes' labels and
+// the fallback), by the hook's rule (mean - pessimism x spread); the choice is right when it was measured at s
+// and stands best or tied within the noise band there (config_scores.h: StandingAt). Those fold outcomes,
+// binned by agreement, give the rate the hook states for each band.
+//
+// LeaveOneShapeOut trains LibTorch critics (agents/cost_model.h); CalibrationFromFolds is a pure function.
+// Deterministic for a seed when LibTorch runs on one thread. Not thread-safe.
+#pragma once
+
+#include <map>
+#include <vector>
+
+#include "agents/evaluator.h"
+#include "runtime/hook/policy_file.h"
+#include "search_space/features.h"
+#include "search_space/search_space.h"
+#include "tuner/config_scores.h"
+
+namespace crmap {
+
+// One held-out tuned shape: the fold critics' agreement on their choice there, and whether the choice was
+// measured at the shape and stood within the noise band of its best.
+struct FoldOutcome {
+  double agreement = 0;  // in [0, 1]
+  bool measured = false;
+  bool within_noise = false;
+};
+
+// The agreement bands calibrated: [0, 0.5), [0.5, 0.8), [0.8, 1] (the bands `crmap evaluate` checks).
+inline constexpr float kCalibrationBandStarts[] = {0.0f, 0.5f, 0.8f};
+
+// One bin per band. Unmeasured folds are left out. A bin's rate is its share of right choices shrunk towards
+// the overall share: (within + 2 x overall) / (folds + 2), with overall = (all within + 1) / (all folds + 2),
+// so a bin of few folds states little more than the overall rate and no rate is ever exactly 0 or 1. Empty
+// when no fold was measured (the hook then states the raw agreement).
+std::vector<CalibrationBin> CalibrationFromFolds(const std::vector<FoldOutcome>& folds);
+
+struct LeaveOneShapeOutOptions {
+  uint64_t seed = 1;
+  int critics = 5;  // per fold: the first on every observation left, the rest on bootstrap resamples of them
+  int epochs = 800;
+  int hidden = 32;
+  double pessimism = 1;
+};
+
+// One outcome per shape of `labels` (in their order) that has at least one other labelled shape: critics trained
+// on the `observations` of every other shape choose at it among the other shapes' labels and `fallback`.
+// Fewer than two labelled shapes: no folds.
+std::vector<FoldOutcome> LeaveOneShapeOut(const SearchSpace& space, const FeatureSpec& features,
+                                          const std::vector<std::pair<Candidate, Evaluation>>& observations,
+                                          const std::map<Dims, ShapeScores>& scores,
+                                          const std::map<Dims, Config>& labels, const Config& fallback,
+                                          const LeaveOneShapeOutOptions& options);
+
+}  // namespace crmap

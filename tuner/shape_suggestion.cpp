@@ -1,0 +1,83 @@
+#include "tuner/shape_suggestion.h"
+
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include "search_space/feature_math.h"
+
+namespace crmap {
+
+namespace {
+
+std::vector<float> Scaled(const PolicyFile& file, const std::vector<int64_t>& dims) {
+  std::vector<float> out(dims.size());
+  for (size_t i = 0; i < dims.size(); ++i) out[i] = ScaledLogDim(dims[i], file.features[i].lo, file.features[i].hi);
+  return out;
+}
+
+double Distance(const std::vector<float>& a, const std::vector<float>& b) {
+  double sum = 0;
+  for (size_t i = 0; i < a.size(); ++i) sum += (a[i] - b[i]) * (a[i] - b[i]);
+  return std::sqrt(sum);
+}
+
+}  // namespace
+
+std::vector<SuggestedShape> SuggestShapes(const PolicyModel& model, const std::vector<Dims>& pool, size_t count) {
+  const PolicyFile& file = model.file();
+  struct Candidate {
+    SuggestedShape shape;
+    std::vector<float> scaled;
+  };
+  std::vector<Candidate> candidates;
+  std::set<std::vector<int64_t>> seen;
+  for (const TableEntry& entry : file.table) seen.insert(entry.dims);
+  for (const Dims& dims : pool) {
+    std::vector<int64_t> values;
+    for (const PolicyDim& dim : file.dims) {
+      auto it = dims.find(dim.name);
+      if (it == dims.end()) break;
+      values.push_back(it->second);
+    }
+    if (values.size() != file.dims.size() || !seen.insert(values).second) continue;
+    Candidate c;
+    c.shape.dims = dims;
+    c.scaled = Scaled(file, values);
+    std::vector<uint32_t> config(model.knob_count());
+    model.Decide(values.data(), config.data(), &c.shape.confidence);
+    model.SetRuntimeKnobs(config.data());
+    c.shape.config = PolicyConfigString(file.knobs, config);
+    c.shape.distance = std::numeric_limits<double>::infinity();
+    for (const TableEntry& entry : file.table)
+      c.shape.distance = std::min(c.shape.distance, Distance(c.scaled, Scaled(file, entry.dims)));
+    candidates.push_back(std::move(c));
+  }
+
+  std::vector<SuggestedShape> chosen;
+  std::vector<bool> taken(candidates.size(), false);
+  while (chosen.size() < count) {
+    long best = -1;
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      if (taken[i]) continue;
+      if (best < 0) {
+        best = static_cast<long>(i);
+        continue;
+      }
+      const SuggestedShape& a = candidates[i].shape;
+      const SuggestedShape& b = candidates[static_cast<size_t>(best)].shape;
+      if (a.confidence < b.confidence || (a.confidence == b.confidence && a.distance > b.distance))
+        best = static_cast<long>(i);
+    }
+    if (best < 0) break;
+    taken[static_cast<size_t>(best)] = true;
+    const Candidate& pick = candidates[static_cast<size_t>(best)];
+    chosen.push_back(pick.shape);
+    for (size_t i = 0; i < candidates.size(); ++i)
+      if (!taken[i])
+        candidates[i].shape.distance = std::min(candidates[i].shape.distance, Distance(candidates[i].scaled, pick.scaled));
+  }
+  return chosen;
+}
+
+}  // namespace crmap

@@ -1,0 +1,30 @@
+// Shape suggestion: where a campaign should measure next, chosen with the policy it would improve
+// (`crmap suggest`). Active learning over a shape distribution's support: among a pool of shapes drawn from it,
+// those the policy states the least confidence in (policy_model.h: Decide's confidence — calibrated by leaving
+// each tuned shape out, policy-format.md), ties broken by the distance to the nearest shape already tuned (the
+// policy's table) or already suggested, in the dims' scaled log space the networks see — so K suggestions spread
+// over the support where the policy is unsure instead of clustering, and with no confidence (a policy without
+// critic members) the rule is plain farthest-point coverage. Shapes in the table are never suggested.
+// Pure; thread-safe (PolicyModel is immutable).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/workload.h"
+#include "runtime/hook/policy_model.h"
+
+namespace crmap {
+
+struct SuggestedShape {
+  Dims dims;
+  double confidence = -1;  // the policy's confidence in its decision there (-1 unknown)
+  double distance = 0;     // to the nearest tuned or earlier-suggested shape, scaled log dims (Euclidean)
+  std::string config;      // the policy's decision there
+};
+
+// Up to `count` shapes of `pool` (each holding every dim of the policy; duplicates and tuned shapes skipped), in
+// the order chosen: each time the lowest confidence, then the largest distance, then the earliest in the pool.
+std::vector<SuggestedShape> SuggestShapes(const PolicyModel& model, const std::vector<Dims>& pool, size_t count);
+
+}  // namespace crmap
