@@ -7,6 +7,7 @@
 #include <set>
 
 #include "agents/cost_model.h"
+#include "tuner/policy_trainer.h"
 
 namespace crmap {
 
@@ -31,22 +32,41 @@ std::vector<CalibrationBin> CalibrationFromFolds(const std::vector<FoldOutcome>&
   return bins;
 }
 
+std::vector<Config> FoldCandidates(const SearchSpace& space, const std::vector<TuningRecord>& records,
+                                   const std::map<Dims, ShapeScores>& scores, const std::vector<Dims>& shapes,
+                                   const Dims& held_out) {
+  std::map<Dims, ShapeScores> scores_left = scores;
+  scores_left.erase(held_out);
+  std::vector<TuningRecord> records_left;
+  for (const TuningRecord& record : records)
+    if (record.dims != held_out) records_left.push_back(record);
+  std::vector<Dims> shapes_left;
+  for (const Dims& dims : shapes)
+    if (dims != held_out) shapes_left.push_back(dims);
+  std::vector<Config> candidates;
+  std::set<std::string> seen;
+  for (const Dims& dims : shapes_left) {
+    const ConfigScore* label = NoiseAwareLabel(scores_left, dims);
+    if (!label || !seen.insert(label->config).second) continue;
+    if (auto config = space.Parse(label->config); config.ok()) candidates.push_back(*config);
+  }
+  const Config fallback = ChooseFallback(space, records_left, shapes_left);
+  if (seen.insert(space.ToString(fallback)).second) candidates.push_back(fallback);
+  return candidates;
+}
+
 std::vector<FoldOutcome> LeaveOneShapeOut(const SearchSpace& space, const FeatureSpec& features,
                                           const std::vector<std::pair<Candidate, Evaluation>>& observations,
-                                          const std::map<Dims, ShapeScores>& scores,
-                                          const std::map<Dims, Config>& labels, const Config& fallback,
+                                          const std::vector<TuningRecord>& records,
+                                          const std::map<Dims, ShapeScores>& scores, const std::vector<Dims>& shapes,
                                           const LeaveOneShapeOutOptions& options) {
   std::vector<FoldOutcome> outcomes;
-  if (labels.size() < 2 || options.critics < 1) return outcomes;
+  if (shapes.size() < 2 || options.critics < 1) return outcomes;
   size_t fold_index = 0;
-  for (const auto& [held_out, unused_label] : labels) {
+  for (const Dims& held_out : shapes) {
     ++fold_index;
-    // The configs the hook would screen at a shape it has no entry for: the other shapes' labels, the fallback.
-    std::vector<Config> candidates;
-    std::set<std::string> seen;
-    for (const auto& [dims, label] : labels)
-      if (dims != held_out && seen.insert(space.ToString(label)).second) candidates.push_back(label);
-    if (seen.insert(space.ToString(fallback)).second) candidates.push_back(fallback);
+    const std::vector<Config> candidates = FoldCandidates(space, records, scores, shapes, held_out);
+    if (candidates.empty()) continue;
 
     std::vector<const std::pair<Candidate, Evaluation>*> kept;
     for (const auto& observation : observations)
@@ -90,8 +110,11 @@ std::vector<FoldOutcome> LeaveOneShapeOut(const SearchSpace& space, const Featur
       }
     }
     size_t agree = 0;
-    for (const auto& critic : predictions)
-      agree += critic[choice] >= *std::max_element(critic.begin(), critic.end()) - std::log(1.05);
+    for (const auto& critic : predictions) {
+      double best = -1e300;  // as the hook folds it: a NaN prediction is never a critic's best
+      for (double p : critic) best = std::max(best, p);
+      agree += critic[choice] >= best - std::log(1.05);
+    }
 
     FoldOutcome outcome;
     outcome.agreement = static_cast<double>(agree) / static_cast<double>(predictions.size());

@@ -5,8 +5,9 @@
 // best (policy_model.h). Members trained on resamples of the same data share its blind spots, so on shapes
 // unlike the tuned ones they can agree and all be wrong (issue 12 measured 80-100% agreement with 0-14% of the
 // decisions right). Calibration asks the data instead: for each tuned shape s, critics trained without any
-// observation of s choose among the configs the hook would screen there (the other tuned shapes' labels and
-// the fallback), by the hook's rule (mean - pessimism x spread); the choice is right when it was measured at s
+// observation of s choose among the configs a policy trained without s would screen there (the other tuned
+// shapes' labels and the fallback, each chosen without s: FoldCandidates), by the hook's rule (mean - pessimism x
+// spread); the choice is right when it was measured at s
 // and stands best or tied within the noise band there (config_scores.h: StandingAt). Those fold outcomes,
 // binned by agreement, give the rate the hook states for each band.
 //
@@ -22,6 +23,7 @@
 #include "search_space/features.h"
 #include "search_space/search_space.h"
 #include "tuner/config_scores.h"
+#include "tuner/tuning_db.h"
 
 namespace crmap {
 
@@ -42,6 +44,7 @@ inline constexpr float kCalibrationBandStarts[] = {0.0f, 0.5f, 0.8f};
 // when no fold was measured (the hook then states the raw agreement).
 std::vector<CalibrationBin> CalibrationFromFolds(const std::vector<FoldOutcome>& folds);
 
+// How LeaveOneShapeOut trains and decides: as `crmap train` and the hook do for the policy it calibrates.
 struct LeaveOneShapeOutOptions {
   uint64_t seed = 1;
   int critics = 5;  // per fold: the first on every observation left, the rest on bootstrap resamples of them
@@ -50,13 +53,22 @@ struct LeaveOneShapeOutOptions {
   double pessimism = 1;
 };
 
-// One outcome per shape of `labels` (in their order) that has at least one other labelled shape: critics trained
-// on the `observations` of every other shape choose at it among the other shapes' labels and `fallback`.
-// Fewer than two labelled shapes: no folds.
+// The configs a policy trained without `held_out` would screen there: the noise-aware labels of the other
+// `shapes` (config_scores.h: NoiseAwareLabel over the scores without `held_out`, whose tie-break counts shapes)
+// and the fallback chosen without it (policy_trainer.h: ChooseFallback), distinct, in shape order, the fallback
+// last. The hook also screens the policy network's greedy config; a fold has no network of its own (training one
+// per fold would cost the policy's training again), so its choice is among these only.
+std::vector<Config> FoldCandidates(const SearchSpace& space, const std::vector<TuningRecord>& records,
+                                   const std::map<Dims, ShapeScores>& scores, const std::vector<Dims>& shapes,
+                                   const Dims& held_out);
+
+// One outcome per shape of `shapes` (in order) when there are at least two: critics trained on the
+// `observations` of every other shape choose among FoldCandidates by the hook's rule (policy_model.h: Decide).
+// `scores` are ScoreConfigs of `records`.
 std::vector<FoldOutcome> LeaveOneShapeOut(const SearchSpace& space, const FeatureSpec& features,
                                           const std::vector<std::pair<Candidate, Evaluation>>& observations,
-                                          const std::map<Dims, ShapeScores>& scores,
-                                          const std::map<Dims, Config>& labels, const Config& fallback,
+                                          const std::vector<TuningRecord>& records,
+                                          const std::map<Dims, ShapeScores>& scores, const std::vector<Dims>& shapes,
                                           const LeaveOneShapeOutOptions& options);
 
 }  // namespace crmap

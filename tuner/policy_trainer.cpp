@@ -238,7 +238,7 @@ Result<PolicyFile> TrainPolicy(const Workload& workload, const SearchSpace& spac
   // (confidence_calibration.h); the hook states the calibrated rate as each decision's confidence.
   if (options.critic_members > 0) {
     spdlog::info("calibrating the confidence: {} critics per fold, each of {} tuned shapes left out in turn...",
-                 1 + options.critic_members, offline.labels.size());
+                 1 + options.critic_members, shapes.size());
     LeaveOneShapeOutOptions folds_options;
     folds_options.seed = options.seed;
     folds_options.critics = 1 + options.critic_members;
@@ -246,7 +246,7 @@ Result<PolicyFile> TrainPolicy(const Workload& workload, const SearchSpace& spac
     folds_options.hidden = options.hidden;
     folds_options.pessimism = options.pessimism;
     const std::vector<FoldOutcome> folds =
-        LeaveOneShapeOut(space, features, observations, scores, offline.labels, fallback, folds_options);
+        LeaveOneShapeOut(space, features, observations, records, scores, shapes, folds_options);
     file.calibration = CalibrationFromFolds(folds);
     if (report) {
       report->calibration = file.calibration;

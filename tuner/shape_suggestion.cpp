@@ -1,5 +1,6 @@
 #include "tuner/shape_suggestion.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -12,7 +13,10 @@ namespace {
 
 std::vector<float> Scaled(const PolicyFile& file, const std::vector<int64_t>& dims) {
   std::vector<float> out(dims.size());
-  for (size_t i = 0; i < dims.size(); ++i) out[i] = ScaledLogDim(dims[i], file.features[i].lo, file.features[i].hi);
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const int64_t value = std::clamp(dims[i], file.dims[i].min, file.dims[i].max);  // as the hook answers it
+    out[i] = ScaledLogDim(value, file.features[i].lo, file.features[i].hi);
+  }
   return out;
 }
 
@@ -73,9 +77,10 @@ std::vector<SuggestedShape> SuggestShapes(const PolicyModel& model, const std::v
     taken[static_cast<size_t>(best)] = true;
     const Candidate& pick = candidates[static_cast<size_t>(best)];
     chosen.push_back(pick.shape);
-    for (size_t i = 0; i < candidates.size(); ++i)
-      if (!taken[i])
-        candidates[i].shape.distance = std::min(candidates[i].shape.distance, Distance(candidates[i].scaled, pick.scaled));
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      SuggestedShape& other = candidates[i].shape;
+      if (!taken[i]) other.distance = std::min(other.distance, Distance(candidates[i].scaled, pick.scaled));
+    }
   }
   return chosen;
 }

@@ -16,10 +16,13 @@
 
 namespace crmap {
 
+// One suggestion: the shape, what the policy says there now, and how far it is from what was tuned.
 struct SuggestedShape {
   Dims dims;
   double confidence = -1;  // the policy's confidence in its decision there (-1 unknown)
-  double distance = 0;     // to the nearest tuned or earlier-suggested shape, scaled log dims (Euclidean)
+  // To the nearest tuned or earlier-suggested shape, in scaled log dims (Euclidean; dims clamped to their declared
+  // ranges, as the hook answers them); infinite when there is neither.
+  double distance = 0;
   std::string config;      // the policy's decision there
 };
 

@@ -36,8 +36,9 @@ share=${SHARE:-0.10}; tuned=${TUNED:-8}; held_out=${HELD_OUT:-8}; agent=${AGENT:
 eval_rounds=$rounds; objective=${OBJECTIVE:-median}; baseline_crmap=${BASELINE_CRMAP:-}; stop_after=${STOP_AFTER:-}
 case "$stop_after" in ""|tune|train) ;; *) echo "STOP_AFTER must be tune or train" >&2; exit 2 ;; esac
 explore=${EXPLORE:-0}; suggest_count=${SUGGEST:-4}; compare_with=${COMPARE_WITH:-}
-"$python" -c "import sys; sys.exit(0 if 0 <= float('$explore') < 1 else 1)" 2>/dev/null ||
+"$python" -c 'import sys; sys.exit(0 if 0 <= float(sys.argv[1]) < 1 else 1)' "$explore" 2>/dev/null ||
   { echo "EXPLORE must be a share in [0, 1)" >&2; exit 2; }
+exploring=$("$python" -c 'import sys; print(1 if float(sys.argv[1]) > 0 else 0)' "$explore")
 [ -z "$compare_with" ] || [ -d "$compare_with" ] || { echo "COMPARE_WITH=$compare_with is not a folder" >&2; exit 2; }
 [ -z "$compare_with" ] || [ -z "$baseline_crmap" ] ||
   { echo "BASELINE_CRMAP and COMPARE_WITH both name the policy to compare with: give one" >&2; exit 2; }
@@ -50,7 +51,8 @@ for workload in $workloads; do
   [ -n "${distribution[$workload]:-}" ] || { echo "no distribution chosen for '$workload' in $0" >&2; exit 2; }
 done
 echo "protocol: share $share of plan configs x $tuned tuned shapes, agent $agent seed $seed; $held_out held-out shapes, $eval_rounds rounds, objective $objective" > "$out/protocol.txt"
-[ "$explore" = 0 ] || echo "explore: $explore of each budget on $suggest_count suggested shapes (crmap suggest)" >> "$out/protocol.txt"
+[ "$exploring" = 0 ] ||
+  echo "explore: $explore of each budget on $suggest_count suggested shapes (crmap suggest)" >> "$out/protocol.txt"
 
 for workload in $workloads; do
   w=$(crmap_workload_arg "$workload")
@@ -60,23 +62,36 @@ for workload in $workloads; do
   db="$out/$workload.jsonl"
   { grep -v "^$workload " "$out/budgets.txt" 2>/dev/null || true; echo "$workload $plan $budget"; } | sort > "$out/budgets.txt.tmp"
   mv "$out/budgets.txt.tmp" "$out/budgets.txt"
-  explore_budget=$("$python" -c "import math; print(math.floor($explore * $budget))")
+  explore_budget=$("$python" -c 'import math, sys; print(math.floor(float(sys.argv[1]) * int(sys.argv[2])))' \
+    "$explore" "$budget")
+  if [ "$explore_budget" -gt 0 ] && [ -s "$out/${workload}_tune.json" ] && [ ! -s "$out/${workload}_stage1_train.json" ]
+  then
+    echo "$out/${workload}_tune.json is a campaign run without EXPLORE: give EXPLORE runs a folder of their own" >&2
+    exit 2
+  fi
   if [ ! -s "$out/${workload}_tune.json" ]; then
-    echo "== $workload: $agent campaign, $((budget - explore_budget)) of $budget measurements (${share} of $plan plan configs x $tuned shapes)" >&2
+    echo "== $workload: $agent campaign, $((budget - explore_budget)) of $budget measurements" \
+      "(${share} of $plan plan configs x $tuned shapes)" >&2
     rm -f "$db"
     "$crmap" tune --workload "$w" --shapes "$shapes" --num-shapes "$tuned" --agent "$agent" --seed "$seed" \
       --budget "$((budget - explore_budget))" --db "$db" --no-confirm --objective "$objective" --json \
       > "$out/${workload}_tune.json"
   fi
   if [ "$explore_budget" -gt 0 ] && [ ! -s "$out/${workload}_explore_tune.json" ]; then
-    echo "== $workload: training on the first campaign, then $suggest_count suggested shapes get $explore_budget measurements" >&2
-    "$crmap" train --db "$db" --workload "$w" --out "$out/$workload.stage1.policy" --json \
-      > "$out/${workload}_stage1_train.json"
-    "$crmap" suggest --policy "$out/$workload.stage1.policy" --workload "$w" --shapes "$shapes" \
-      --count "$suggest_count" --seed "$seed" --json > "$out/${workload}_suggest.json"
-    suggested=$("$python" -c 'import json,sys; print(json.load(open(sys.argv[1]))["shapes"])' "$out/${workload}_suggest.json")
+    # Each step once: a rerun keeps the shapes suggested before and resumes the explore campaign.
+    if [ ! -s "$out/${workload}_suggest.json" ]; then
+      echo "== $workload: training on the first campaign, then $suggest_count suggested shapes get" \
+        "$explore_budget measurements" >&2
+      "$crmap" train --db "$db" --workload "$w" --out "$out/$workload.stage1.policy" --json \
+        > "$out/${workload}_stage1_train.json"
+      "$crmap" suggest --policy "$out/$workload.stage1.policy" --workload "$w" --shapes "$shapes" \
+        --count "$suggest_count" --seed "$seed" --json > "$out/${workload}_suggest.json.tmp"
+      mv "$out/${workload}_suggest.json.tmp" "$out/${workload}_suggest.json"
+    fi
+    suggested=$("$python" -c 'import json,sys; print(json.load(open(sys.argv[1]))["shapes"])' \
+      "$out/${workload}_suggest.json")
     "$crmap" tune --workload "$w" --shapes "$suggested" --agent "$agent" --seed "$seed" --campaign explore \
-      --budget "$explore_budget" --db "$db" --no-confirm --objective "$objective" --json \
+      --resume --budget "$explore_budget" --db "$db" --no-confirm --objective "$objective" --json \
       > "$out/${workload}_explore_tune.json"
   fi
   [ "$stop_after" = tune ] && continue

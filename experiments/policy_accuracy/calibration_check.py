@@ -35,7 +35,8 @@ def main():
     crmap, folders = sys.argv[1], sys.argv[2:]
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     pooled = []
-    print("| results | workload | leave-one-shape-out (train) | held-out within 5% | mean stated confidence | shapes paired |")
+    print("| results | workload | leave-one-shape-out (train) | held-out within 5% | mean stated confidence "
+          "| shapes paired |")
     print("|---|---|---|---|---|---|")
     for folder in folders:
         for name in sorted(os.listdir(folder)):
@@ -64,7 +65,8 @@ def main():
             pooled += paired
             loso = report.get("leave_one_shape_out", {})
             within = sum(ok for _, ok in paired)
-            mean_conf = sum(c for c, _ in paired) / len(paired) if paired else float("nan")
+            known = [c for c, _ in paired if c >= 0]  # -1: the hook states none (the fallback answered)
+            mean_conf = sum(known) / len(known) if known else float("nan")
             print(f"| {os.path.basename(os.path.normpath(folder))} | {workload} | "
                   f"{loso.get('within_noise_of_best', 0)} of {loso.get('choice_measured', 0)} "
                   f"({loso.get('folds', 0) - loso.get('choice_measured', 0)} unmeasured) | "
@@ -76,9 +78,11 @@ def main():
         if band:
             print(f"| [{lo:.1f}, {min(hi, 1.0):.1f}{')' if hi < 1 else ']'} | {len(band)} | "
                   f"{sum(c for c, _ in band) / len(band):.2f} | {sum(ok for _, ok in band) / len(band):.2f} |")
+    pooled = [(c, ok) for c, ok in pooled if c >= 0]
     if pooled:
-        print(f"\nall {len(pooled)} paired shapes: mean stated confidence "
-              f"{sum(c for c, _ in pooled) / len(pooled):.2f}, within 5% {sum(ok for _, ok in pooled) / len(pooled):.2f}")
+        stated = sum(c for c, _ in pooled) / len(pooled)
+        right = sum(ok for _, ok in pooled) / len(pooled)
+        print(f"\nall {len(pooled)} paired shapes with a confidence: mean stated {stated:.2f}, within 5% {right:.2f}")
 
 
 if __name__ == "__main__":

@@ -76,10 +76,12 @@ typedef struct crmap_decision {
   double propensity;                       /* probability the decision had (1: deterministic) */
   int32_t source;                          /* a crmap_source */
   uint64_t decision_id;                    /* pass to crmap_hook_observe */
-  double confidence;                       /* in [0, 1]: the share of the policy's critic ensemble that predicts
-                                            * this config within 5% of the best it screened (a table entry: as
-                                            * stored at training); -1: unknown (fallback, or a policy file before
-                                            * format version 3). Not calibrated yet: see docs/hook.md. */
+  double confidence;                       /* in [0, 1]: the estimated probability that this config is within
+                                            * 5% of the best: the critic ensemble's agreement, stated through the
+                                            * calibration crmap train measured by leaving each tuned shape out
+                                            * (the raw agreement when the file has none); a table entry: as
+                                            * stored at training; -1: unknown (fallback, or a policy file before
+                                            * format version 3). Coarse: see docs/hook.md. */
 } crmap_decision;
 
 typedef struct crmap_metrics {

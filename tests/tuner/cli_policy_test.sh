@@ -51,7 +51,8 @@ check "a tuned shape is answered from the table" grep -q "^source .*table" "$WOR
 run "query another shape" "$WORK/q2.out" query --policy "$policy" --dims batch=5
 check "another shape is answered by the policy" grep -q "^source .*policy" "$WORK/q2.out"
 check "query prints the config" grep -q "^config .*fuse.fc1=" "$WORK/q2.out"
-check "train left each of the 2 tuned shapes out in turn" grep -q "each tuned shape left out in turn: .* of [0-2] (never measured there: [0-2])" "$WORK/train.out"
+check "train left each of the 2 tuned shapes out in turn" \
+  grep -q "each tuned shape left out in turn: .* of [0-2] (never measured there: [0-2])" "$WORK/train.out"
 # The confidence the hook states: a calibration band's rate (export's "calibration"), or with no fold measured
 # (no calibration), the raw agreement of the 5 critics: a multiple of 0.2. A table answer states its entry's.
 run "query --json" "$WORK/q2.json" query --policy "$policy" --dims batch=5 --json
@@ -62,7 +63,8 @@ answer, tuned, policy = (json.load(open(path)) for path in sys.argv[1:4])
 bins = policy["calibration"]
 allowed = [b["rate"] for b in bins] if bins else [k / 5 for k in range(6)]
 entry = [e for e in policy["table"] if e["dims"]["batch"] == 16][0]
-ok = (any(abs(answer["confidence"] - r) < 1e-6 for r in allowed) and abs(tuned["confidence"] - entry["confidence"]) < 1e-6
+ok = (any(abs(answer["confidence"] - r) < 1e-6 for r in allowed)
+      and abs(tuned["confidence"] - entry["confidence"]) < 1e-6
       and len(bins) in (0, 3) and sum(b["folds"] for b in bins) <= 2)
 if not ok:
     print("answers", answer["confidence"], tuned["confidence"], "table entry", entry, "calibration", bins)

@@ -1,10 +1,12 @@
 #include "tuner/confidence_calibration.h"
 
 #include <cmath>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
 #include "tests/test_support.h"
+#include "tuner/policy_trainer.h"
 #include "tuner/replay_evaluator.h"
 
 namespace crmap {
@@ -72,13 +74,13 @@ class LeaveOneShapeOutTest : public ::testing::Test {
 
 TEST_F(LeaveOneShapeOutTest, ACriticNeverSeesTheShapeItIsJudgedOn) {
   std::vector<TuningRecord> records;
-  std::map<Dims, Config> labels;
+  std::vector<Dims> shapes;
   for (int64_t batch : {1, 2, 3, 4, 6, 8, 256, 512, 1024}) {
     const bool y_wins = batch == 1 || batch >= 256;
     records.push_back(Record(batch, space_.Default(), 1.0));
     records.push_back(Record(batch, x_, y_wins ? 1.1 : 0.25));
     records.push_back(Record(batch, y_, y_wins ? 0.25 : 1.1));
-    labels[{{"batch", batch}}] = y_wins ? y_ : x_;
+    shapes.push_back({{"batch", batch}});
   }
   const FeatureSpec features(workload_, space_);
   const auto observations = ScoredObservations(space_, records);
@@ -92,8 +94,8 @@ TEST_F(LeaveOneShapeOutTest, ACriticNeverSeesTheShapeItIsJudgedOn) {
     options.hidden = 16;
     options.pessimism = 0;  // the choice by the critics' mean: a wild bootstrap critic does not make it the default
     const std::vector<FoldOutcome> folds =
-        LeaveOneShapeOut(space_, features, observations, scores, labels, space_.Default(), options);
-    ASSERT_EQ(folds.size(), 9u);  // in the labels' order: batch 1, 2, 3, 4, 6, 8, 256, 512, 1024
+        LeaveOneShapeOut(space_, features, observations, records, scores, shapes, options);
+    ASSERT_EQ(folds.size(), 9u);  // in the shapes' order: batch 1, 2, 3, 4, 6, 8, 256, 512, 1024
     for (const FoldOutcome& fold : folds) {
       EXPECT_TRUE(fold.measured);  // every candidate was measured at every shape
       EXPECT_GE(fold.agreement, 0.0);
@@ -104,9 +106,34 @@ TEST_F(LeaveOneShapeOutTest, ACriticNeverSeesTheShapeItIsJudgedOn) {
   }
   // Small critics extrapolate imperfectly, so the shapes inside a region are judged over seeds, not one by one.
   EXPECT_GE(interior_right, 10) << "of 12 folds at batch 4 and 512 over six seeds";
-  // Fewer than two labelled shapes: nothing to hold out against.
-  std::map<Dims, Config> one = {*labels.begin()};
-  EXPECT_TRUE(LeaveOneShapeOut(space_, features, observations, scores, one, space_.Default(), {}).empty());
+  // Fewer than two shapes: nothing to hold out against.
+  EXPECT_TRUE(LeaveOneShapeOut(space_, features, observations, records, scores, {shapes[0]}, {}).empty());
+}
+
+// A fold's candidates are chosen without the shape left out: its labels' tie-break and its fallback's worst case
+// never count that shape. Batch 1 left out: at batch 64, P (1.96x) and Q (2x) tie; with batch 1 counted P would
+// be the label (best or tied at two shapes, batch 1 and 64), without it Q (tied at one shape each, then Q's
+// larger speedup). The fallback among configs measured at every shape: with batch 1, F (worst case 1.25x);
+// without it, G (1.43x at 64 and 1024, 0.5x at batch 1).
+TEST_F(LeaveOneShapeOutTest, AFoldsCandidatesAreChosenWithoutTheShapeLeftOut) {
+  const Config p = testing::MustConfig(space_, "weights=packed");
+  const Config q = testing::MustConfig(space_, "threads=1");
+  const Config r = testing::MustConfig(space_, "precision=bf16");
+  const Config f = testing::MustConfig(space_, "fuse.fc1=bias");
+  const Config g = testing::MustConfig(space_, "fuse.fc2=bias");
+  std::vector<TuningRecord> records;
+  for (int64_t batch : {1, 64, 1024}) records.push_back(Record(batch, space_.Default(), 1.0));
+  for (const auto& [batch, config, ratio] : std::vector<std::tuple<int64_t, Config, double>>{
+           {1, p, 0.25}, {1, q, 1.25}, {64, p, 1 / 1.96}, {64, q, 0.5}, {1024, r, 0.4},
+           {1, f, 0.5}, {64, f, 0.8}, {1024, f, 0.8}, {1, g, 2.0}, {64, g, 0.7}, {1024, g, 0.7}})
+    records.push_back(Record(batch, config, ratio));
+  const std::vector<Dims> shapes = {{{"batch", 1}}, {{"batch", 64}}, {{"batch", 1024}}};
+  const auto scores = ScoreConfigs(space_, records);
+  // Everything counted: P labels batch 64 and F is the fallback.
+  ASSERT_EQ(NoiseAwareLabel(scores, shapes[1])->config, space_.ToString(p));
+  ASSERT_EQ(ChooseFallback(space_, records, shapes), f);
+  const std::vector<Config> candidates = FoldCandidates(space_, records, scores, shapes, shapes[0]);
+  EXPECT_EQ(candidates, (std::vector<Config>{q, r, g}));
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 // crmap suggest: where a campaign should measure next, by the policy it would improve (tuner/shape_suggestion.h).
+#include <cmath>
 #include <cstdio>
 
 #include "common/json_fields.h"
@@ -21,7 +22,8 @@ int RunSuggest(int argc, char** argv) {
       ("s,shapes", "where to look: a distribution (built-in name or file) or a list \"k=v,...;k=v,...\"",
        cxxopts::value<std::string>())
       ("count", "shapes to suggest", cxxopts::value<int>()->default_value("4"))
-      ("pool", "distinct shapes drawn from the distribution to choose among", cxxopts::value<int>()->default_value("200"))
+      ("pool", "distinct shapes drawn from the distribution to choose among",
+       cxxopts::value<int>()->default_value("200"))
       ("seed", "seed of the draws", cxxopts::value<uint64_t>()->default_value("1"))
       ("w,workload", "workload name or file (default: the one the policy names)", cxxopts::value<std::string>())
       ("json", "print JSON");
@@ -52,7 +54,8 @@ int RunSuggest(int argc, char** argv) {
   if (args.count("json")) {
     Json rows = Json::array();
     for (const SuggestedShape& s : suggested)
-      rows.push_back({{"dims", s.dims}, {"confidence", s.confidence}, {"distance", s.distance}, {"config", s.config}});
+      rows.push_back({{"dims", s.dims}, {"confidence", s.confidence},
+                      {"distance", std::isfinite(s.distance) ? Json(s.distance) : Json()}, {"config", s.config}});
     Json j = {{"policy", policy_path}, {"pool", pool->size()}, {"shapes", list}, {"suggested", rows}};
     std::printf("%s\n", j.dump(2).c_str());
     return kExitOk;
