@@ -9,7 +9,8 @@ config that evaluate measured for the policy, pairs the confidence with that sha
 (within 5%: ratio >= 0.95). A decision that differs (the evaluated policy came from an older build) is not
 counted. Prints, per folder and workload, the leave-one-shape-out estimate `train` made, the held-out share
 within 5% and the mean stated confidence, then all shapes pooled by stated-confidence band: a calibrated
-confidence states, per band, the share that is within 5%.
+confidence states, per band, the share that is within 5% — once as CRMAP's policy states it, once as the
+evaluated policy did (recorded in its evaluate.json), on the same shapes.
 """
 import json
 import os
@@ -34,7 +35,7 @@ def main():
         sys.exit(__doc__)
     crmap, folders = sys.argv[1], sys.argv[2:]
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    pooled = []
+    pooled, as_evaluated = [], []
     print("| results | workload | leave-one-shape-out (train) | held-out within 5% | mean stated confidence "
           "| shapes paired |")
     print("|---|---|---|---|---|---|")
@@ -62,6 +63,8 @@ def main():
                 measured = shape["crmap policy (hook)"]
                 if answer["config"] == measured["config"]:
                     paired.append((answer["confidence"], measured["oracle_ratio"] >= 0.95))
+                    if shape.get("confidence", -1) is not None and shape.get("confidence", -1) >= 0:
+                        as_evaluated.append((shape["confidence"], measured["oracle_ratio"] >= 0.95))
             pooled += paired
             loso = report.get("leave_one_shape_out", {})
             within = sum(ok for _, ok in paired)
@@ -71,18 +74,23 @@ def main():
                   f"{loso.get('within_noise_of_best', 0)} of {loso.get('choice_measured', 0)} "
                   f"({loso.get('folds', 0) - loso.get('choice_measured', 0)} unmeasured) | "
                   f"{within} of {len(paired)} | {mean_conf:.2f} | {len(paired)} of {len(evaluation['shapes'])} |")
-    print("\n| stated confidence | shapes | mean stated | within 5% of the oracle |")
-    print("|---|---|---|---|")
-    for lo, hi in BANDS:
-        band = [(c, ok) for c, ok in pooled if lo <= c < hi]
-        if band:
-            print(f"| [{lo:.1f}, {min(hi, 1.0):.1f}{')' if hi < 1 else ']'} | {len(band)} | "
-                  f"{sum(c for c, _ in band) / len(band):.2f} | {sum(ok for _, ok in band) / len(band):.2f} |")
-    pooled = [(c, ok) for c, ok in pooled if c >= 0]
-    if pooled:
-        stated = sum(c for c, _ in pooled) / len(pooled)
-        right = sum(ok for _, ok in pooled) / len(pooled)
-        print(f"\nall {len(pooled)} paired shapes with a confidence: mean stated {stated:.2f}, within 5% {right:.2f}")
+    for title, rows in (("stated by CRMAP's policy", pooled),
+                        ("as the evaluated policy stated it (its evaluate.json; before format 4: the raw agreement)",
+                         as_evaluated)):
+        rows = [(c, ok) for c, ok in rows if c >= 0]
+        if not rows:
+            continue
+        print(f"\nconfidence {title}:\n")
+        print("| stated confidence | shapes | mean stated | within 5% of the oracle |")
+        print("|---|---|---|---|")
+        for lo, hi in BANDS:
+            band = [(c, ok) for c, ok in rows if lo <= c < hi]
+            if band:
+                print(f"| [{lo:.1f}, {min(hi, 1.0):.1f}{')' if hi < 1 else ']'} | {len(band)} | "
+                      f"{sum(c for c, _ in band) / len(band):.2f} | {sum(ok for _, ok in band) / len(band):.2f} |")
+        stated = sum(c for c, _ in rows) / len(rows)
+        right = sum(ok for _, ok in rows) / len(rows)
+        print(f"| all | {len(rows)} | {stated:.2f} | {right:.2f} |")
 
 
 if __name__ == "__main__":
