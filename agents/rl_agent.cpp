@@ -1,6 +1,7 @@
 #include "agents/rl_agent.h"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 namespace crmap {
@@ -59,11 +60,14 @@ Config RlAgent::ScreenedPolicyChoice(const Dims& dims, std::mt19937_64& rng, boo
     pool.erase(std::remove_if(pool.begin(), pool.end(), [&](const Config& c) { return history_.Seen({dims, c}); }),
                pool.end());
   if (pool.empty()) return {};
+  return CriticsPick(dims, pool);
+}
+
+const Config& RlAgent::CriticsPick(const Dims& dims, const std::vector<Config>& pool) const {
   std::vector<std::vector<float>> rows;
   for (const auto& c : pool) rows.push_back(features_.Encode(dims, c));
   std::vector<double> predicted = critic_->Predict(rows);
-  size_t best = static_cast<size_t>(std::max_element(predicted.begin(), predicted.end()) - predicted.begin());
-  return pool[best];
+  return pool[static_cast<size_t>(std::max_element(predicted.begin(), predicted.end()) - predicted.begin())];
 }
 
 bool RlAgent::Allowed(const Config& config, const KnobMask& mask) const {
@@ -95,10 +99,36 @@ std::optional<Config> RlAgent::TransferProbe(const Dims& dims) const {
       pool.push_back(*best);
   }
   if (pool.empty()) return std::nullopt;
-  std::vector<std::vector<float>> rows;
-  for (const auto& c : pool) rows.push_back(features_.Encode(dims, c));
-  std::vector<double> predicted = critic_->Predict(rows);
-  return pool[static_cast<size_t>(std::max_element(predicted.begin(), predicted.end()) - predicted.begin())];
+  return CriticsPick(dims, pool);
+}
+
+bool RlAgent::ClimbDue(const Dims& dims) const {
+  const Config* best = history_.BestConfig(dims);
+  // shapes_.count(dims) already counts the proposal being chosen.
+  return best && shapes_.count(dims) > context_.space->Neighbours(*best).size();
+}
+
+std::optional<Config> RlAgent::ClimbFromBest(const Dims& dims) const {
+  const Config* best = history_.BestConfig(dims);
+  if (!best) return std::nullopt;
+  KnobMask mask = Mask();
+  // The neighbours whose changed value has the fewest successful measurements anywhere (what the critic knows
+  // least about), then the critic's pick among them.
+  std::vector<Config> pool;
+  int least = std::numeric_limits<int>::max();
+  for (const Config& c : context_.space->Neighbours(*best)) {
+    if (!Allowed(c, mask) || history_.Seen({dims, c})) continue;
+    int evidence = 0;
+    for (size_t k = 0; k < c.values.size(); ++k)
+      if (c.values[k] != best->values[k]) evidence = ok_count_[k][static_cast<size_t>(c.values[k])];
+    if (evidence < least) pool.clear();
+    if (evidence <= least) {
+      least = evidence;
+      pool.push_back(c);
+    }
+  }
+  if (pool.empty()) return std::nullopt;
+  return CriticsPick(dims, pool);
 }
 
 Config RlAgent::Recommend(const Dims& dims) const {
@@ -109,7 +139,7 @@ Config RlAgent::Recommend(const Dims& dims) const {
 
 std::vector<Candidate> RlAgent::Propose(size_t n) {
   std::vector<Candidate> out;
-  std::bernoulli_distribution explore(options_.explore), probe(options_.probe);
+  std::bernoulli_distribution explore(options_.explore), probe(options_.probe), climb(options_.climb);
   for (size_t attempts = 0; out.size() < n && attempts < n * context_.shapes.size() + n; ++attempts) {
     const Dims& dims = shapes_.Next();
     shapes_.Count(dims);
@@ -122,6 +152,9 @@ std::vector<Candidate> RlAgent::Propose(size_t n) {
       std::optional<Config> transfer = TransferProbe(dims);
       probing = transfer.has_value();
       config = probing ? *transfer : ScreenedPolicyChoice(dims, rng_, /*skip_seen=*/true);
+    } else if (options_.climb > 0 && ClimbDue(dims) && climb(rng_)) {
+      std::optional<Config> step = ClimbFromBest(dims);
+      config = step ? *step : ScreenedPolicyChoice(dims, rng_, /*skip_seen=*/true);
     } else if (!explore(rng_)) {
       config = ScreenedPolicyChoice(dims, rng_, /*skip_seen=*/true);
     } else {

@@ -6,10 +6,11 @@
 // candidates get kFailureReward and are remembered (never proposed again).
 // Proposal for a shape: sample candidates from the policy (plus the neighbours of the policy's mode and of the
 // shape's best so far, plus a few random allowed configs), let the critic screen them, propose the one it
-// predicts best (with some random exploration). Learning after each batch: the critic fits every
-// observation; REINFORCE updates the policy on the observed rewards and on critic-scored samples for every
-// campaign shape, with advantages relative to the shape's mean — so one policy learns across all shapes and
-// proposes good configs for shapes it never measured (Recommend).
+// predicts best (with some random exploration). Climbs: a share of proposals measures an unmeasured one-knob
+// neighbour of the shape's best so far, whatever the critic thinks of the rest of the pool. Learning after each
+// batch: the critic fits every observation; REINFORCE updates the policy on the observed rewards and on
+// critic-scored samples for every campaign shape, with advantages relative to the shape's mean — so one policy
+// learns across all shapes and proposes good configs for shapes it never measured (Recommend).
 // Deterministic for a seed. Not thread-safe.
 #pragma once
 
@@ -34,6 +35,16 @@ struct RlOptions {
   // was never measured there (the one the critic rates best). These are the configs the hook screens at unseen
   // dims (policy_model.h), so a tuned shape learns whether they carry over instead of the critic guessing.
   double probe = 0.2;
+  // Share of the remaining proposals after warm-up (those that are not probes) that climb: at the shape in turn,
+  // an unmeasured one-knob neighbour of its best config so far — of those whose changed value has the fewest
+  // successful measurements anywhere, the one the critic rates best. The screen alone proposes a neighbour only
+  // when the critic ranks it above the whole pool, so a value the critic learnt to dislike (from failures another
+  // knob caused, or from a few slow configs around it) would never be tried next to the best; climbs measure the
+  // neighbourhood in turn (a hill climb over the campaign). Only at a shape that has had at least as many
+  // measurements as its best has neighbours: before that the best is one of a few and the critic, which learns
+  // across shapes, knows better than a step from it (no random draw is spent either, so a campaign whose shapes
+  // never get that many proposes what it would without climbs).
+  double climb = 0.2;
   int policy_samples = 32;       // policy samples the critic screens per proposal
   int random_samples = 128;      // allowed random configs added to that pool
   int critic_epochs = 80;        // Adam steps of the critic after each batch
@@ -81,6 +92,14 @@ class RlAgent : public Agent {
   Config ScreenedPolicyChoice(const Dims& dims, std::mt19937_64& rng, bool skip_seen) const;
   // The probe for `dims` (RlOptions::probe); nullopt when every other shape's best was measured here.
   std::optional<Config> TransferProbe(const Dims& dims) const;
+  // The climb for `dims` (RlOptions::climb); nullopt before anything succeeded there or when every allowed
+  // neighbour of its best was measured.
+  std::optional<Config> ClimbFromBest(const Dims& dims) const;
+  // Whether a climb may be drawn at `dims`: something succeeded there, and the shape had at least as many
+  // measurements (or proposals) as its best has neighbours.
+  bool ClimbDue(const Dims& dims) const;
+  // Of `pool`, the config the critic predicts best at `dims` (pool not empty).
+  const Config& CriticsPick(const Dims& dims, const std::vector<Config>& pool) const;
   bool Allowed(const Config& config, const KnobMask& mask) const;
   Config SampleAllowed(const KnobMask& mask, std::mt19937_64& rng) const;
   void TrainPolicy();

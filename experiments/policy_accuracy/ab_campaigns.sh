@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Two builds' campaigns side by side over seeds (a change to an agent, e.g. the rl agent's climbs): per seed,
+# budgeted.sh runs the campaign and the training with build A (CRMAP_A) into OUT/a_seed<N> (STOP_AFTER=train),
+# then the campaign, training and evaluation with build B (CRMAP_B) into OUT/b_seed<N>, whose evaluation measures
+# A's policy in the same interleaved runs (COMPARE_WITH): the same tuned shapes (drawn from the seed), the same
+# held-out shapes, one oracle per shape. ab_table.py then prints, per workload and seed, both policies' CTMA,
+# geo-mean and worst shape, B's geo-mean over A's, and the summary over seeds — one seed's campaign is one draw
+# of a random process, so a change is judged over several.
+#
+# Rerunning skips every step whose output exists (budgeted.sh's rule). SHARE, TUNED, HELD_OUT, AGENT and
+# OBJECTIVE pass through to budgeted.sh.
+#
+# usage: CRMAP_A=<crmap of the baseline> [CRMAP_B=build/crmap] experiments/policy_accuracy/ab_campaigns.sh
+#          --out DIR [--seeds "1 2 3"] [--workloads LIST] [--isa host|avx2] [--rounds N]
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+crmap_a=${CRMAP_A:-}; crmap_b=${CRMAP_B:-$here/../../build/crmap}
+[ -n "$crmap_a" ] && [ -x "$crmap_a" ] || { echo "CRMAP_A must name the baseline's crmap (executable)" >&2; exit 2; }
+[ -x "$crmap_b" ] || { echo "CRMAP_B=$crmap_b is not executable (build crmap first: scripts/build.sh)" >&2; exit 2; }
+out=""; seeds="1 2 3"; pass=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --out|--seeds|--workloads|--isa|--rounds)
+      [ $# -ge 2 ] || { echo "$1 needs a value" >&2; exit 2; }
+      case "$1" in --out) out="$2" ;; --seeds) seeds="$2" ;; *) pass+=("$1" "$2") ;; esac
+      shift 2 ;;
+    *) echo "usage: CRMAP_A=<crmap> $0 --out DIR [--seeds LIST] [--workloads LIST] [--isa host|avx2] [--rounds N]" >&2
+       exit 2 ;;
+  esac
+done
+[ -n "$out" ] || { echo "--out DIR is required (each seed gets a_seed<N> and b_seed<N> in it)" >&2; exit 2; }
+for seed in $seeds; do
+  [[ "$seed" =~ ^[0-9]+$ ]] || { echo "--seeds takes whole numbers, not '$seed'" >&2; exit 2; }
+done
+mkdir -p "$out"
+out="$(cd "$out" && pwd)"
+unset COMPARE_WITH BASELINE_CRMAP EXPLORE
+for seed in $seeds; do
+  echo "== seed $seed: campaigns of build A ($crmap_a)" >&2
+  CRMAP="$crmap_a" SEED="$seed" STOP_AFTER=train "$here/budgeted.sh" ${pass[@]+"${pass[@]}"} --out "$out/a_seed$seed"
+  echo "== seed $seed: campaigns of build B ($crmap_b), evaluated next to A's policies" >&2
+  CRMAP="$crmap_b" SEED="$seed" COMPARE_WITH="$out/a_seed$seed" "$here/budgeted.sh" ${pass[@]+"${pass[@]}"} \
+    --out "$out/b_seed$seed" > /dev/null
+done
+/usr/bin/python3 "$here/ab_table.py" "$out" | tee "$out/table.md"

@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Table of experiments/policy_accuracy/ab_campaigns.sh: build A's policy against build B's, per seed and summed up.
+
+usage: ab_table.py OUT_DIR
+Reads OUT_DIR/b_seed<N>/<workload>_evaluate.json (B's policy is "crmap policy (hook)", A's "compared policy
+(hook)", measured in the same interleaved runs against one oracle per held-out shape). Per workload and seed:
+each policy's CTMA (share of held-out shapes within 5% of the oracle), geo-mean oracle ratio and worst shape, B's
+geo-mean over A's, and the static plan and nearest tuned shape of B's database for context. Per workload over
+seeds: mean CTMA, the geometric mean of the geo-means, the worst shape of all, B/A and the seeds where B's
+geo-mean was ahead, level (within 1%) or behind.
+"""
+import glob
+import json
+import math
+import os
+import re
+import sys
+
+POLICY_B, POLICY_A = "crmap policy (hook)", "compared policy (hook)"
+
+
+def cell(method):
+    return f"{100 * method['ctma']:.0f}%, {method['geo_mean_oracle_ratio']:.3f}, {method['worst']:.3f}"
+
+
+def geo(values):
+    return math.exp(sum(math.log(max(v, 1e-6)) for v in values) / len(values))
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: ab_table.py OUT_DIR")
+    out = sys.argv[1]
+    runs = {}  # workload -> [(seed, methods by name)]
+    seed_dirs = sorted(glob.glob(os.path.join(out, "b_seed*")), key=lambda d: int(re.sub(r"\D", "", d[-4:]) or 0))
+    if not seed_dirs:
+        sys.exit(f"no b_seed<N> folder in {out}: run ab_campaigns.sh first")
+    host = ""
+    for seed_dir in seed_dirs:
+        seed = int(re.search(r"b_seed(\d+)$", seed_dir).group(1))
+        version = os.path.join(seed_dir, "version.txt")
+        if not host and os.path.exists(version):
+            host = next((line.strip() for line in open(version) if line.startswith("host:")), "")
+        for path in sorted(glob.glob(os.path.join(seed_dir, "*_evaluate.json"))):
+            workload = os.path.basename(path)[: -len("_evaluate.json")]
+            with open(path) as f:
+                report = json.load(f)
+            methods = {m["method"]: m for m in report["methods"]}
+            if POLICY_A not in methods:
+                sys.exit(f"{path} holds no '{POLICY_A}': was it evaluated by ab_campaigns.sh?")
+            runs.setdefault(workload, []).append((seed, methods))
+    print(f"{host}\n")
+    print("Per seed: CTMA, geo-mean, worst shape (A and B measured in the same interleaved runs)\n")
+    print("| workload | seed | policy A | policy B | B/A geo-mean | static plan | nearest tuned |")
+    print("|---|---|---|---|---|---|---|")
+    for workload in sorted(runs):
+        for seed, m in runs[workload]:
+            ratio = m[POLICY_B]["geo_mean_oracle_ratio"] / max(m[POLICY_A]["geo_mean_oracle_ratio"], 1e-6)
+            print(f"| {workload} | {seed} | {cell(m[POLICY_A])} | {cell(m[POLICY_B])} | {ratio:.3f} | "
+                  f"{cell(m['static plan'])} | {cell(m['nearest tuned shape'])} |")
+    print("\nOver seeds: mean CTMA, geometric mean of the geo-means, worst shape of all seeds\n")
+    print("| workload | seeds | policy A | policy B | B/A geo-mean | B ahead / level (1%) / behind |")
+    print("|---|---|---|---|---|---|")
+    for workload in sorted(runs):
+        seeds = runs[workload]
+        summary = {}
+        for name in (POLICY_A, POLICY_B):
+            ctma = sum(m[name]["ctma"] for _, m in seeds) / len(seeds)
+            geo_mean = geo([m[name]["geo_mean_oracle_ratio"] for _, m in seeds])
+            worst = min(m[name]["worst"] for _, m in seeds)
+            summary[name] = (ctma, geo_mean, worst)
+        ratios = [m[POLICY_B]["geo_mean_oracle_ratio"] / max(m[POLICY_A]["geo_mean_oracle_ratio"], 1e-6)
+                  for _, m in seeds]
+        ahead = sum(r > 1.01 for r in ratios)
+        behind = sum(r < 0.99 for r in ratios)
+        a, b = summary[POLICY_A], summary[POLICY_B]
+        print(f"| {workload} | {len(seeds)} | {100 * a[0]:.0f}%, {a[1]:.3f}, {a[2]:.3f} | "
+              f"{100 * b[0]:.0f}%, {b[1]:.3f}, {b[2]:.3f} | {geo(ratios):.3f} | "
+              f"{ahead} / {len(seeds) - ahead - behind} / {behind} |")
+
+
+if __name__ == "__main__":
+    main()
