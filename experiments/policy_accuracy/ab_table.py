@@ -32,12 +32,12 @@ def main():
         sys.exit("usage: ab_table.py OUT_DIR")
     out = sys.argv[1]
     runs = {}  # workload -> [(seed, methods by name)]
-    seed_dirs = sorted(glob.glob(os.path.join(out, "b_seed*")), key=lambda d: int(re.sub(r"\D", "", d[-4:]) or 0))
+    seed_dirs = sorted((int(match.group(1)), path) for path in glob.glob(os.path.join(out, "b_seed*"))
+                       if (match := re.search(r"b_seed(\d+)$", path)))
     if not seed_dirs:
         sys.exit(f"no b_seed<N> folder in {out}: run ab_campaigns.sh first")
     host = ""
-    for seed_dir in seed_dirs:
-        seed = int(re.search(r"b_seed(\d+)$", seed_dir).group(1))
+    for seed, seed_dir in seed_dirs:
         version = os.path.join(seed_dir, "version.txt")
         if not host and os.path.exists(version):
             host = next((line.strip() for line in open(version) if line.startswith("host:")), "")
