@@ -25,6 +25,8 @@ struct Candidate {
   // Proposed as an active-learning probe — a config that won at another shape, never measured at this one
   // (RlAgent) — rather than by the agent's own search; campaigns report the share of the budget it took.
   bool probe = false;
+  // Proposed as a climb — an unmeasured one-knob neighbour of the shape's best so far (RlAgent); reported too.
+  bool climb = false;
   bool operator==(const Candidate& other) const { return dims == other.dims && config == other.config; }
 };
 

@@ -144,7 +144,7 @@ std::vector<Candidate> RlAgent::Propose(size_t n) {
     const Dims& dims = shapes_.Next();
     shapes_.Count(dims);
     Config config;
-    bool probing = false;
+    bool probing = false, climbing = false;
     bool warm = history_.measured() + out.size() >= static_cast<size_t>(options_.warmup);
     if (!warm) {
       if (std::optional<Config> design = warmup_.Next(*context_.space, history_, dims, rng_)) config = *design;
@@ -154,6 +154,7 @@ std::vector<Candidate> RlAgent::Propose(size_t n) {
       config = probing ? *transfer : ScreenedPolicyChoice(dims, rng_, /*skip_seen=*/true);
     } else if (options_.climb > 0 && ClimbDue(dims) && climb(rng_)) {
       std::optional<Config> step = ClimbFromBest(dims);
+      climbing = step.has_value();
       config = step ? *step : ScreenedPolicyChoice(dims, rng_, /*skip_seen=*/true);
     } else if (!explore(rng_)) {
       config = ScreenedPolicyChoice(dims, rng_, /*skip_seen=*/true);
@@ -171,7 +172,7 @@ std::vector<Candidate> RlAgent::Propose(size_t n) {
       if (!random) continue;  // this shape is exhausted
       config = *random;
     }
-    Candidate candidate{dims, config, probing};
+    Candidate candidate{dims, config, probing, climbing};
     history_.MarkSeen(candidate);
     out.push_back(candidate);
   }

@@ -121,7 +121,10 @@ Result<CampaignOutcome> RunCampaign(const SearchSpace& space, const std::vector<
     }
     outcome.measured_now += batch.size();
     outcome.measured_total += batch.size();
-    for (const Candidate& c : batch) outcome.probes_now += c.probe;
+    for (const Candidate& c : batch) {
+      outcome.probes_now += c.probe;
+      outcome.climbs_now += c.climb;
+    }
     // What the evaluator measured unasked (the default config as anchor) is known from now on: the agent
     // sees it and never spends budget on it.
     for (auto& [candidate, evaluation] : evaluator.SideMeasurements()) {

@@ -63,6 +63,7 @@ struct CampaignOutcome {
   CampaignEnd end = CampaignEnd::kBudget;
   size_t measured_now = 0;      // in this run
   size_t probes_now = 0;        // of them, active-learning probes (Candidate::probe)
+  size_t climbs_now = 0;        // and climbs (Candidate::climb)
   size_t measured_total = 0;    // by this campaign, resumed records included
   size_t duplicates_dropped = 0;
   std::vector<ShapeOutcome> shapes;  // in the order of the campaign's shapes

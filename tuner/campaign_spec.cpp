@@ -4,6 +4,7 @@
 
 #include "common/json_fields.h"
 #include "datasets/distribution.h"
+#include "datasets/shape_cover.h"
 
 namespace crmap {
 
@@ -76,7 +77,7 @@ Result<CampaignSpec> ParseCampaignSpec(const std::string& text, const std::strin
   for (size_t i = 0; i < json["tasks"].size(); ++i) {
     const Json& t = json["tasks"][i];
     std::string where = "task #" + std::to_string(i);
-    Status fields = CheckKnownFields(t, {"workload", "shapes", "num_shapes", "agent", "budget"}, where);
+    Status fields = CheckKnownFields(t, {"workload", "shapes", "num_shapes", "shape_choice", "agent", "budget"}, where);
     if (!fields.ok()) return context(fields);
     TuneTask task;
     auto workload = GetString(t, "workload", where);
@@ -84,14 +85,22 @@ Result<CampaignSpec> ParseCampaignSpec(const std::string& text, const std::strin
     auto num = GetIntOr(t, "num_shapes", static_cast<int64_t>(task.num_shapes), where);
     auto agent = GetStringOr(t, "agent", task.agent, where);
     auto budget = GetIntOr(t, "budget", static_cast<int64_t>(task.budget), where);
-    for (const Status& s : {workload.status(), shapes.status(), num.status(), agent.status(), budget.status()})
+    auto choice_text = GetStringOr(t, "shape_choice", ShapeChoiceName(task.shape_choice), where);
+    for (const Status& s : {workload.status(), shapes.status(), num.status(), agent.status(), budget.status(),
+                            choice_text.status()})
       if (!s.ok()) return context(s);
+    auto choice = ParseShapeChoice(*choice_text);
+    if (!choice.ok()) return context(choice.status().WithContext(where + ": shape_choice"));
     if (*num < 1 || *num > 1000) return context(Status::InvalidArgument(where + ": num_shapes must be in [1, 1000]"));
+    if (*choice == ShapeChoice::kCover && *num > static_cast<int64_t>(kMaxCoveringShapes))
+      return context(Status::InvalidArgument(where + ": num_shapes must be in [1, " +
+                                             std::to_string(kMaxCoveringShapes) + "] with shape_choice cover"));
     if (*budget < 1 || *budget > 1000000)
       return context(Status::InvalidArgument(where + ": budget must be in [1, 1000000]"));
     task.workload = *workload;
     task.shapes = *shapes;
     task.num_shapes = static_cast<size_t>(*num);
+    task.shape_choice = *choice;
     task.agent = *agent;
     task.budget = static_cast<size_t>(*budget);
     spec.tasks.push_back(task);
@@ -99,8 +108,18 @@ Result<CampaignSpec> ParseCampaignSpec(const std::string& text, const std::strin
   return spec;
 }
 
+const char* ShapeChoiceName(ShapeChoice choice) { return choice == ShapeChoice::kCover ? "cover" : "draws"; }
+
+Result<ShapeChoice> ParseShapeChoice(const std::string& text) {
+  if (text == "draws") return ShapeChoice::kDraws;
+  if (text == "cover") return ShapeChoice::kCover;
+  return Status::InvalidArgument("shape choice '" + text +
+                                 "' is unknown; allowed: draws (distinct draws from the distribution), cover (shapes "
+                                 "that cover its support)");
+}
+
 Result<std::vector<Dims>> ResolveShapes(const Workload& workload, const std::string& shapes, size_t num_shapes,
-                                        uint64_t seed) {
+                                        uint64_t seed, ShapeChoice choice) {
   std::vector<Dims> out;
   if (shapes.find('=') != std::string::npos) {
     std::stringstream stream(shapes);
@@ -117,7 +136,15 @@ Result<std::vector<Dims>> ResolveShapes(const Workload& workload, const std::str
     return out;
   }
   CRMAP_ASSIGN_OR_RETURN(ShapeDistribution distribution, LoadDistribution(shapes, workload));
-  out = SampleDistinct(distribution, num_shapes, seed, num_shapes * 200);
+  if (choice == ShapeChoice::kCover) {
+    if (num_shapes > kMaxCoveringShapes)
+      return Status::InvalidArgument("num_shapes (--num-shapes) " + std::to_string(num_shapes) +
+                                     " with shape choice cover: a cover takes at most " +
+                                     std::to_string(kMaxCoveringShapes) + " shapes; ask for fewer, or choose draws");
+    out = CoveringShapes(distribution, num_shapes, seed);
+  } else {
+    out = SampleDistinct(distribution, num_shapes, seed, num_shapes * 200);
+  }
   if (out.empty()) return Status::InvalidArgument("distribution '" + shapes + "' produced no shapes");
   return out;
 }

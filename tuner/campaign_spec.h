@@ -13,10 +13,20 @@
 
 namespace crmap {
 
+// How a task's shapes come from a distribution: kDraws samples them (distinct draws: the likely shapes, seldom
+// the rare large ones); kCover chooses shapes that cover its support (CoveringShapes, datasets/shape_cover.h).
+enum class ShapeChoice { kDraws, kCover };
+
+// "draws" or "cover".
+const char* ShapeChoiceName(ShapeChoice choice);
+// InvalidArgument names the text and what is allowed.
+Result<ShapeChoice> ParseShapeChoice(const std::string& text);
+
 struct TuneTask {
   std::string workload;   // built-in name or path
   std::string shapes;     // distribution name or path, or a list "tokens=1;tokens=64" (';' between shapes)
-  size_t num_shapes = 8;  // shapes drawn from a distribution
+  size_t num_shapes = 8;  // shapes taken from a distribution
+  ShapeChoice shape_choice = ShapeChoice::kDraws;
   std::string agent = "rl";
   size_t budget = 100;
 };
@@ -37,9 +47,10 @@ struct CampaignSpec {
 Result<CampaignSpec> ParseCampaignSpec(const std::string& text, const std::string& source);
 const char* DefaultCampaignSpecText();
 
-// The shapes of a task: a list is parsed and checked against the workload's ranges; a distribution is
-// sampled for `num_shapes` distinct shapes with `seed` (fewer if it has fewer).
+// The shapes of a task: a list is parsed and checked against the workload's ranges; from a distribution,
+// `num_shapes` distinct shapes with `seed` (fewer if it has fewer), drawn or covering as `choice` says
+// (kCover takes at most kMaxCoveringShapes: InvalidArgument above).
 Result<std::vector<Dims>> ResolveShapes(const Workload& workload, const std::string& shapes, size_t num_shapes,
-                                        uint64_t seed);
+                                        uint64_t seed, ShapeChoice choice = ShapeChoice::kDraws);
 
 }  // namespace crmap

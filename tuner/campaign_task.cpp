@@ -56,6 +56,7 @@ Result<ResumeState> AccountForResume(const std::vector<TuningRecord>& records, c
                                      const std::vector<Dims>& shapes, const SearchSpace& space, bool resume,
                                      const std::string& what) {
   ResumeState state;
+  size_t elsewhere = 0;  // this campaign's proposals at other shapes
   std::set<std::string> task_shapes;
   for (const auto& dims : shapes) task_shapes.insert(DimsToText(dims));
   const std::string default_string = space.ToString(space.Default());
@@ -67,7 +68,14 @@ Result<ResumeState> AccountForResume(const std::vector<TuningRecord>& records, c
       ++state.spent[DimsToText(r.dims)];
       if (r.status == "ok") ++state.spent_ok[DimsToText(r.dims)];
     }
+    if (r.campaign == campaign && !mine && r.agent != "anchor" && !r.baseline) ++elsewhere;
     if (r.config == default_string) state.anchored.insert(DimsToText(r.dims));
+  }
+  if (resume && state.already == 0 && elsewhere > 0) {
+    return Status::InvalidArgument("campaign '" + campaign + "' has " + std::to_string(elsewhere) +
+                                   " measurements of " + what +
+                                   ", none at these shapes: resume it with the shapes it ran with (the same --shapes, "
+                                   "--num-shapes, --shape-choice and --seed), or name a new one with --campaign NAME");
   }
   if (state.already > 0 && !resume) {
     return Status::InvalidArgument("campaign '" + campaign + "' already has " + std::to_string(state.already) +
@@ -89,7 +97,8 @@ struct ResolvedTask {
 Result<ResolvedTask> ResolveTask(const TuneTask& task, uint64_t seed) {
   CRMAP_ASSIGN_OR_RETURN(Workload workload, LoadWorkload(task.workload));
   CRMAP_ASSIGN_OR_RETURN(SearchSpace space, SearchSpace::Build(workload));
-  CRMAP_ASSIGN_OR_RETURN(std::vector<Dims> shapes, ResolveShapes(workload, task.shapes, task.num_shapes, seed));
+  CRMAP_ASSIGN_OR_RETURN(std::vector<Dims> shapes,
+                         ResolveShapes(workload, task.shapes, task.num_shapes, seed, task.shape_choice));
   return ResolvedTask{std::move(workload), std::move(space), std::move(shapes)};
 }
 
@@ -303,13 +312,14 @@ Status RunResolvedTask(const TuneTask& task, const ResolvedTask& resolved, const
   }
   report->json = {{"campaign", settings.campaign}, {"workload", workload.name()}, {"agent", agent->name()},
                   {"db", settings.db}, {"measured_now", outcome.measured_now},
-                  {"probes_now", outcome.probes_now},
+                  {"probes_now", outcome.probes_now}, {"climbs_now", outcome.climbs_now},
+                  {"shape_choice", ShapeChoiceName(task.shape_choice)},
                   {"measured_total", outcome.measured_total}, {"end", CampaignEndName(outcome.end)},
                   {"objective", ObjectiveName(settings.objective)}, {"shapes", shapes_json}};
-  report->text = Format("\n%s: %s, agent %s, %zu measurements (%zu this run, %zu of them active-learning probes), "
-                        "ended: %s\n", settings.campaign.c_str(), workload.name().c_str(), agent->name().c_str(),
-                        outcome.measured_total, outcome.measured_now, outcome.probes_now,
-                        CampaignEndName(outcome.end)) +
+  report->text = Format("\n%s: %s, agent %s, %zu measurements (%zu this run, %zu of them active-learning probes, "
+                        "%zu climbs), ended: %s\n", settings.campaign.c_str(), workload.name().c_str(),
+                        agent->name().c_str(), outcome.measured_total, outcome.measured_now, outcome.probes_now,
+                        outcome.climbs_now, CampaignEndName(outcome.end)) +
                  table.Render() +
                  (confirmed_now ? "best: the fastest of the campaign's 3 leaders per shape in a final interleaved run "
                                   "with the default and LibTorch eager (the speedups are from that run)\n"

@@ -61,7 +61,8 @@ struct ResumeState {
 
 // Counts what campaign `campaign` stored at `shapes` (its records at other shapes do not count against the
 // budget; anchors and peer rows are not agent proposals). InvalidArgument when it already has measurements there
-// and `resume` is false (`what` names the workload and database in the message).
+// and `resume` is false, or when `resume` finds its measurements only at other shapes (a resume that resolved
+// other shapes: another --shape-choice, --num-shapes or --seed) (`what` names the workload and database).
 Result<ResumeState> AccountForResume(const std::vector<TuningRecord>& records, const std::string& campaign,
                                      const std::vector<Dims>& shapes, const SearchSpace& space, bool resume,
                                      const std::string& what);

@@ -25,7 +25,7 @@
 # usage: experiments/policy_accuracy/budgeted.sh [--workloads LIST] [--isa host|avx2] [--out DIR]
 #   (default workloads: the held-out set, then the five built-ins)
 #   [--rounds N]  env: SHARE=0.10 TUNED=8 HELD_OUT=8 AGENT=rl SEED=1 OBJECTIVE=median BASELINE_CRMAP= STOP_AFTER=
-#                      EXPLORE=0 SUGGEST=4 COMPARE_WITH=
+#                      EXPLORE=0 SUGGEST=4 COMPARE_WITH= SHAPE_CHOICE=draws
 set -euo pipefail
 source "$(dirname "$0")/../common.sh"
 results_by_isa=1  # results/budgeted/<the ISA crmap runs on> (avx2 under --isa avx2; version.txt says which host)
@@ -36,6 +36,10 @@ share=${SHARE:-0.10}; tuned=${TUNED:-8}; held_out=${HELD_OUT:-8}; agent=${AGENT:
 eval_rounds=$rounds; objective=${OBJECTIVE:-median}; baseline_crmap=${BASELINE_CRMAP:-}; stop_after=${STOP_AFTER:-}
 case "$stop_after" in ""|tune|train) ;; *) echo "STOP_AFTER must be tune or train" >&2; exit 2 ;; esac
 explore=${EXPLORE:-0}; suggest_count=${SUGGEST:-4}; compare_with=${COMPARE_WITH:-}
+shape_choice=${SHAPE_CHOICE:-draws}
+case "$shape_choice" in draws|cover) ;; *) echo "SHAPE_CHOICE must be draws or cover" >&2; exit 2 ;; esac
+shape_choice_args=()  # draws is every build's default; builds before the flag (ab_campaigns.sh's CRMAP_A) lack it
+[ "$shape_choice" = draws ] || shape_choice_args=(--shape-choice "$shape_choice")
 "$python" -c 'import sys; sys.exit(0 if 0 <= float(sys.argv[1]) < 1 else 1)' "$explore" 2>/dev/null ||
   { echo "EXPLORE must be a share in [0, 1)" >&2; exit 2; }
 exploring=$("$python" -c 'import sys; print(1 if float(sys.argv[1]) > 0 else 0)' "$explore")
@@ -50,7 +54,7 @@ declare -A distribution=([bert_ffn]=bert_ffn_chat [bert_attention]=bert_attentio
 for workload in $workloads; do
   [ -n "${distribution[$workload]:-}" ] || { echo "no distribution chosen for '$workload' in $0" >&2; exit 2; }
 done
-echo "protocol: share $share of plan configs x $tuned tuned shapes, agent $agent seed $seed; $held_out held-out shapes, $eval_rounds rounds, objective $objective" > "$out/protocol.txt"
+echo "protocol: share $share of plan configs x $tuned tuned shapes ($shape_choice), agent $agent seed $seed; $held_out held-out shapes, $eval_rounds rounds, objective $objective" > "$out/protocol.txt"
 [ "$exploring" = 0 ] ||
   echo "explore: $explore of each budget on $suggest_count suggested shapes (crmap suggest)" >> "$out/protocol.txt"
 
@@ -73,8 +77,9 @@ for workload in $workloads; do
     echo "== $workload: $agent campaign, $((budget - explore_budget)) of $budget measurements" \
       "(${share} of $plan plan configs x $tuned shapes)" >&2
     rm -f "$db"
-    "$crmap" tune --workload "$w" --shapes "$shapes" --num-shapes "$tuned" --agent "$agent" --seed "$seed" \
-      --budget "$((budget - explore_budget))" --db "$db" --no-confirm --objective "$objective" --json \
+    "$crmap" tune --workload "$w" --shapes "$shapes" --num-shapes "$tuned" \
+      ${shape_choice_args[@]+"${shape_choice_args[@]}"} --agent "$agent" --seed "$seed" --budget "$((budget - explore_budget))" --db "$db" --no-confirm \
+      --objective "$objective" --json \
       > "$out/${workload}_tune.json"
   fi
   if [ "$explore_budget" -gt 0 ] && [ ! -s "$out/${workload}_explore_tune.json" ]; then

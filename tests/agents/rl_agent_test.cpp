@@ -161,7 +161,8 @@ TEST_F(RlAgentTest, ProbesTryAnotherShapesBestWhereItWasNeverMeasured) {
 
 // Climbs: with RlOptions::climb 1 (and no probes, no exploration), every proposal at a shape that has had at least
 // as many proposals as its best has neighbours is a one-knob neighbour of the best config measured there so far,
-// never measured or proposed there before — until that neighbourhood is used up (then the screened choice).
+// never measured or proposed there before — until that neighbourhood is used up (then the screened choice) — and
+// is flagged as a climb.
 // Counted over seeds 1-3.
 TEST_F(RlAgentTest, ClimbsMeasureTheUnmeasuredNeighboursOfAShapesBest) {
   std::vector<Dims> shapes = OneDimShapes("batch", {1, 32, 512});
@@ -191,6 +192,7 @@ TEST_F(RlAgentTest, ClimbsMeasureTheUnmeasuredNeighboursOfAShapesBest) {
           bool is_neighbour = std::find(neighbours.begin(), neighbours.end(), c.config) != neighbours.end();
           if (unseen_left && proposals[shape] > neighbours.size()) {
             EXPECT_TRUE(is_neighbour) << space_.ToString(c.config) << " at " << shape << " (seed " << seed << ")";
+            EXPECT_TRUE(c.climb) << "flagged, so campaigns can report the climbs";
             climbs += is_neighbour;
             ++checked;
           }
@@ -230,6 +232,7 @@ TEST_F(RlAgentTest, ClimbsChangeNothingAtShapesWithFewerMeasurementsThanNeighbou
     for (size_t i = 0; i < first.size(); ++i) {
       EXPECT_EQ(first[i].dims, second[i].dims);
       EXPECT_EQ(first[i].config, second[i].config) << "batch " << batch << ", proposal " << i;
+      EXPECT_FALSE(second[i].climb);
     }
     plain.Observe(first, a.Evaluate(first));
     climbing.Observe(second, b.Evaluate(second));

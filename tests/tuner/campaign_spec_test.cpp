@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "common/json_fields.h"
+#include "datasets/shape_cover.h"
 #include "tests/test_support.h"
 
 namespace crmap {
@@ -49,6 +50,45 @@ TEST(CampaignSpecTest, ShapesFromAListOrADistribution) {
   EXPECT_EQ(drawn->size(), 5u);
   EXPECT_EQ(*drawn, *ResolveShapes(workload, "bert_ffn_chat", 5, 3));  // same seed, same shapes
   EXPECT_EQ(ResolveShapes(workload, "no_such_distribution", 5, 3).status().code(), StatusCode::kNotFound);
+}
+
+TEST(CampaignSpecTest, ShapesCoverADistributionWhenAsked) {
+  Workload workload = testing::MustLoad("bert_ffn");
+  auto covering = ResolveShapes(workload, "bert_ffn_chat", 5, 3, ShapeChoice::kCover);
+  ASSERT_TRUE(covering.ok());
+  EXPECT_EQ(covering->size(), 5u);
+  EXPECT_NE(*covering, *ResolveShapes(workload, "bert_ffn_chat", 5, 3, ShapeChoice::kDraws));
+  auto too_many = ResolveShapes(workload, "bert_ffn_chat", kMaxCoveringShapes + 1, 3, ShapeChoice::kCover);
+  EXPECT_EQ(too_many.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(too_many.status().message().find("at most 64"), std::string::npos) << too_many.status().message();
+  // A list is taken as listed whatever the choice.
+  auto listed = ResolveShapes(workload, "tokens=7", 5, 3, ShapeChoice::kCover);
+  ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+  EXPECT_EQ(listed->size(), 1u);
+}
+
+TEST(CampaignSpecTest, ATaskNamesItsShapeChoice) {
+  auto spec = ParseCampaignSpec(R"({"format": "crmap.campaign/1", "tasks": [
+      {"workload": "bert_ffn", "shapes": "bert_ffn_chat", "shape_choice": "cover"},
+      {"workload": "bert_ffn", "shapes": "bert_ffn_chat"}]})",
+                                "spec.json");
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->tasks[0].shape_choice, ShapeChoice::kCover);
+  EXPECT_EQ(spec->tasks[1].shape_choice, ShapeChoice::kDraws) << "draws unless a task says otherwise";
+  auto unknown = ParseCampaignSpec(R"({"format": "crmap.campaign/1", "tasks": [
+      {"workload": "bert_ffn", "shapes": "bert_ffn_chat", "shape_choice": "spread"}]})",
+                                   "spec.json");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("'spread'"), std::string::npos) << unknown.status().message();
+  EXPECT_NE(unknown.status().message().find("draws"), std::string::npos);
+  EXPECT_NE(unknown.status().message().find("cover"), std::string::npos);
+  auto too_many = ParseCampaignSpec(R"({"format": "crmap.campaign/1", "tasks": [
+      {"workload": "bert_ffn", "shapes": "bert_ffn_chat", "shape_choice": "cover", "num_shapes": 65}]})",
+                                    "spec.json");
+  ASSERT_FALSE(too_many.ok());
+  EXPECT_NE(too_many.status().message().find("num_shapes must be in [1, 64] with shape_choice cover"),
+            std::string::npos)
+      << too_many.status().message();
 }
 
 }  // namespace

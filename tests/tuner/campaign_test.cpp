@@ -37,6 +37,24 @@ class ScriptedAgent : public Agent {
   uint64_t next_ = 0;
 };
 
+// The scripted proposals, every third marked a probe and every fourth a climb (the twelfth both).
+class MarkingAgent : public ScriptedAgent {
+ public:
+  using ScriptedAgent::ScriptedAgent;
+  std::vector<Candidate> Propose(size_t n) override {
+    std::vector<Candidate> out = ScriptedAgent::Propose(n);
+    for (Candidate& c : out) {
+      ++proposed_;
+      c.probe = proposed_ % 3 == 0;
+      c.climb = proposed_ % 4 == 0;
+    }
+    return out;
+  }
+
+ private:
+  size_t proposed_ = 0;
+};
+
 // Speedup = 1 + config id / 100; every config whose id is a multiple of `fail_every` fails.
 class CountingEvaluator : public Evaluator {
  public:
@@ -102,6 +120,19 @@ TEST_F(CampaignTest, SpendsTheBudgetAndStoresEveryResultBeforeTheAgentSeesIt) {
   EXPECT_EQ(outcome->shapes[0].leaders.size(), kCampaignLeaders);
   EXPECT_EQ(progress.back().measured, 20u);
   EXPECT_DOUBLE_EQ(progress.back().best_speedup, 1.09);
+}
+
+TEST_F(CampaignTest, CountsTheProbesAndClimbsItMeasured) {
+  MarkingAgent agent(space_, shapes_);
+  CountingEvaluator evaluator(space_, 0);
+  CampaignOptions options;
+  options.budget = 24;
+  options.batch = 8;
+  auto outcome = RunCampaign(space_, shapes_, agent, evaluator, sink_, {}, options);
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_EQ(outcome->measured_now, 24u);
+  EXPECT_EQ(outcome->probes_now, 8u);
+  EXPECT_EQ(outcome->climbs_now, 6u);
 }
 
 TEST_F(CampaignTest, NeverMeasuresACandidateTwice) {

@@ -30,6 +30,14 @@ expect_bad "malformed workload file" "malformed JSON" measure --workload "$WORK/
 expect_bad "workload file with an unknown op" "unknown op 'frobnicate'" space --workload "$WORK/unknown_op.json"
 expect_bad "unknown baseline" "unknown baseline 'tensorflow'" \
   compare --workload dlrm_mlp --dims batch=1 -c default --rounds 1 --baseline tensorflow
+expect_bad "unknown shape choice" "'spread' is unknown; allowed: draws" \
+  tune --workload bert_ffn --shapes bert_ffn_chat --shape-choice spread --budget 1 --db "$WORK/choice.jsonl"
+expect_bad "a cover of too many shapes" "at most 64 shapes" \
+  tune --workload bert_ffn --shapes bert_ffn_chat --shape-choice cover --num-shapes 65 --budget 1 \
+  --db "$WORK/choice.jsonl"
+if [[ -e "$WORK/choice.jsonl" ]]; then
+  fail "no database left by a refused shape choice" "$WORK/choice.jsonl has content"
+else pass "no database left by a refused shape choice"; fi
 expect_bad "unknown flag" "frobnicate" measure --workload bert_ffn --dims tokens=8 --frobnicate
 expect_bad "rounds out of range" "--rounds" measure --workload bert_ffn --dims tokens=8 --rounds 0
 expect_bad "unknown log level" "allowed: debug, info, warn, error" --log-level loud version

@@ -4,6 +4,7 @@
 #include "tuner/cli/commands.h"
 #include "tuner/cli/measure_options.h"
 #include "tuner/cli/task_options.h"
+#include "datasets/shape_cover.h"
 
 namespace crmap::cli {
 
@@ -17,7 +18,11 @@ int RunTune(int argc, char** argv) {
   options.add_options()
       ("w,workload", "built-in workload name or path", cxxopts::value<std::string>())
       ("shapes", "distribution name or path, or a list like 'tokens=1;tokens=64'", cxxopts::value<std::string>())
-      ("num-shapes", "shapes drawn from a distribution", cxxopts::value<int>()->default_value("8"))
+      ("num-shapes", "shapes taken from a distribution", cxxopts::value<int>()->default_value("8"))
+      ("shape-choice",
+       "how they are taken: draws (distinct random draws) or cover (shapes that cover the distribution's support, "
+       "rare large ones too; at most " + std::to_string(kMaxCoveringShapes) + ")",
+       cxxopts::value<std::string>()->default_value("draws"))
       ("agent", "random, grid, evolution, bandit, model or rl", cxxopts::value<std::string>()->default_value("rl"))
       ("budget", "measurements the agent may spend", cxxopts::value<int>()->default_value("100"))
       ("campaign", "name recorded with every measurement", cxxopts::value<std::string>());
@@ -40,6 +45,9 @@ int RunTune(int argc, char** argv) {
   int num_shapes = args["num-shapes"].as<int>(), budget = args["budget"].as<int>();
   if (num_shapes < 1 || budget < 1) return Fail(Status::InvalidArgument("--num-shapes and --budget must be >= 1"));
   task.num_shapes = static_cast<size_t>(num_shapes);
+  auto shape_choice = ParseShapeChoice(args["shape-choice"].as<std::string>());
+  if (!shape_choice.ok()) return Fail(shape_choice.status().WithContext("--shape-choice"));
+  task.shape_choice = *shape_choice;
   task.budget = static_cast<size_t>(budget);
   task.agent = args["agent"].as<std::string>();
 

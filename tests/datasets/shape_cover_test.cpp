@@ -1,0 +1,119 @@
+#include "datasets/shape_cover.h"
+
+#include <algorithm>
+#include <set>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "datasets/catalog.h"
+
+namespace crmap {
+namespace {
+
+const Workload& BertFfn() {
+  static const Workload workload = LoadWorkload("bert_ffn").value();  // tokens in [1, 4096]
+  return workload;
+}
+
+const Workload& BertAttention() {
+  static const Workload workload = LoadWorkload("bert_attention").value();  // batch [1, 16], seq [8, 512]
+  return workload;
+}
+
+ShapeDistribution Parse(const std::string& dims, const Workload& workload) {
+  auto json = ParseJsonText(R"({"format": "crmap.distribution/1", "name": "t", "workload": ")" + workload.name() +
+                                R"(", "dims": )" + dims + "}",
+                            "test.json");
+  EXPECT_TRUE(json.ok());
+  auto distribution = ParseDistribution(*json, "test.json", workload);
+  EXPECT_TRUE(distribution.ok()) << distribution.status().ToString();
+  return *distribution;
+}
+
+// Decode batch sizes as in datasets/heldout/distributions/qwen2_mlp_decode.json: mostly small, up to 64.
+ShapeDistribution Decode() {
+  return Parse(R"({"tokens": {"type": "lognormal", "median": 6, "sigma": 1.0, "min": 1, "max": 64}})", BertFfn());
+}
+
+int64_t Largest(const std::vector<Dims>& shapes, const std::string& dim) {
+  int64_t largest = 0;
+  for (const Dims& dims : shapes) largest = std::max(largest, dims.at(dim));
+  return largest;
+}
+
+int64_t Smallest(const std::vector<Dims>& shapes, const std::string& dim) {
+  int64_t smallest = INT64_MAX;
+  for (const Dims& dims : shapes) smallest = std::min(smallest, dims.at(dim));
+  return smallest;
+}
+
+TEST(ShapeCoverTest, ChoosesDistinctShapesInRangeAndTheSameForASeed) {
+  ShapeDistribution attention = Parse(R"({"batch": {"type": "categorical", "values": [1, 2, 4, 8, 16]},
+      "seq": {"type": "lognormal", "median": 64, "sigma": 1.2, "min": 8, "max": 512}})",
+                                      BertAttention());
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    std::vector<Dims> cover = CoveringShapes(attention, 8, seed);
+    ASSERT_EQ(cover.size(), 8u);
+    EXPECT_EQ(std::set<Dims>(cover.begin(), cover.end()).size(), 8u) << "distinct";
+    for (const Dims& dims : cover) EXPECT_TRUE(BertAttention().CheckDims(dims).ok());
+    EXPECT_EQ(CoveringShapes(attention, 8, seed), cover) << "deterministic for a seed";
+  }
+  EXPECT_TRUE(CoveringShapes(attention, 0, 1).empty());
+}
+
+TEST(ShapeCoverTest, AllShapesWhenTheDistributionHasNoMoreThanAsked) {
+  ShapeDistribution three = Parse(R"({"tokens": {"type": "categorical", "values": [1, 8, 32]}})", BertFfn());
+  std::vector<Dims> cover = CoveringShapes(three, 5, 1);
+  ASSERT_EQ(cover.size(), 3u);
+  EXPECT_EQ(std::set<Dims>(cover.begin(), cover.end()).size(), 3u);
+}
+
+TEST(ShapeCoverTest, FindsTheMedoidsOfEvenlySpacedShapes) {
+  // log2 values 0..8, evenly spaced: the only three medoids of least mean distance are log2 1, 4 and 7.
+  ShapeDistribution powers =
+      Parse(R"({"tokens": {"type": "categorical", "values": [1, 2, 4, 8, 16, 32, 64, 128, 256]}})", BertFfn());
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    std::vector<Dims> cover = CoveringShapes(powers, 3, seed);
+    std::set<int64_t> tokens;
+    for (const Dims& dims : cover) tokens.insert(dims.at("tokens"));
+    EXPECT_EQ(tokens, (std::set<int64_t>{2, 16, 128})) << "seed " << seed;
+  }
+}
+
+TEST(ShapeCoverTest, SwapsOutTheMiddleShapeAGreedyFirstPickLeaves) {
+  // log2 values 0, 1, 5, 9, 10: the greedy first pick is the middle (32), after which any second pick leaves a
+  // mean distance of 10/5; the best pairs ({1 or 2} with {512 or 1024}, but not 1 with 1024) reach 6/5.
+  ShapeDistribution two_clusters =
+      Parse(R"({"tokens": {"type": "categorical", "values": [1, 2, 32, 512, 1024]}})", BertFfn());
+  std::vector<Dims> all = {{{"tokens", 1}}, {{"tokens", 2}}, {{"tokens", 32}}, {{"tokens", 512}}, {{"tokens", 1024}}};
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    std::vector<Dims> cover = CoveringShapes(two_clusters, 2, seed);
+    ASSERT_EQ(cover.size(), 2u);
+    EXPECT_DOUBLE_EQ(MeanCoverDistance(all, cover), 6.0 / 5) << "seed " << seed;
+  }
+}
+
+TEST(ShapeCoverTest, CoversThePoolBetterThanDrawsAndReachesTheRareLargeShapes) {
+  ShapeDistribution decode = Decode();
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    std::vector<Dims> pool = SampleDistinct(decode, kCoverPoolMinDraws, seed, kCoverPoolMinDraws);  // the cover's
+    std::vector<Dims> cover = CoveringShapes(decode, 8, seed);
+    std::vector<Dims> drawn = SampleDistinct(decode, 8, seed, 1600);
+    EXPECT_LT(MeanCoverDistance(pool, cover), MeanCoverDistance(pool, drawn)) << "seed " << seed;
+    // The 95th percentile of lognormal(median 6, sigma 1) is 6 e^1.645 = 31: eight draws pass it with
+    // probability 1 - 0.95^8 = 34%; the cover does at every seed here, and keeps a single-token shape too.
+    EXPECT_GE(Largest(cover, "tokens"), 31) << "seed " << seed;
+    EXPECT_LE(Smallest(cover, "tokens"), 2) << "seed " << seed;
+  }
+}
+
+TEST(ShapeCoverTest, MeanCoverDistanceIsTheMeanLog2DistanceToTheNearestChosenShape) {
+  std::vector<Dims> pool = {{{"tokens", 1}}, {{"tokens", 4}}, {{"tokens", 64}}};
+  EXPECT_DOUBLE_EQ(MeanCoverDistance(pool, {{{"tokens", 4}}}), (2.0 + 0.0 + 4.0) / 3);
+  EXPECT_DOUBLE_EQ(MeanCoverDistance(pool, {{{"tokens", 1}}, {{"tokens", 64}}}), (0.0 + 2.0 + 0.0) / 3);
+  EXPECT_DOUBLE_EQ(MeanCoverDistance(pool, {}), 0.0);
+}
+
+}  // namespace
+}  // namespace crmap
