@@ -44,79 +44,16 @@ std::optional<Config> RandomUnseenConfig(const SearchSpace& space, const SearchH
   return std::nullopt;
 }
 
-namespace {
-
-// How far the value pairs of two design columns are from even: the sum over value pairs of (count - n/(va*vb))^2.
-double PairImbalance(const std::vector<int>& a, size_t a_values, const std::vector<int>& b, size_t b_values) {
-  std::vector<double> count(a_values * b_values, 0.0);
-  for (size_t i = 0; i < a.size(); ++i) count[static_cast<size_t>(a[i]) * b_values + static_cast<size_t>(b[i])] += 1;
-  const double even = static_cast<double>(a.size()) / static_cast<double>(a_values * b_values);
-  double imbalance = 0;
-  for (double c : count) imbalance += (c - even) * (c - even);
-  return imbalance;
-}
-
-}  // namespace
-
 std::vector<Config> BalancedDesign(const SearchSpace& space, size_t n, std::mt19937_64& rng) {
-  std::vector<size_t> plan;  // the plan knobs' indices, and their value counts
-  std::vector<size_t> values;
+  std::vector<Config> design(n, space.Default());
   for (size_t k = 0; k < space.knobs().size(); ++k) {
     if (space.knobs()[k].scope != KnobScope::kPlan) continue;
-    plan.push_back(k);
-    values.push_back(space.knobs()[k].values.size());
+    const size_t values = space.knobs()[k].values.size();
+    std::vector<int> column(n);
+    for (size_t i = 0; i < n; ++i) column[i] = static_cast<int>(i % values);
+    for (size_t i = n; i > 1; --i) std::swap(column[i - 1], column[rng() % i]);  // Fisher-Yates, portable
+    for (size_t i = 0; i < n; ++i) design[i].values[k] = column[i];
   }
-  using Columns = std::vector<std::vector<int>>;
-  // Column c against every other column.
-  auto imbalance_of = [&](const Columns& columns, size_t c) {
-    double imbalance = 0;
-    for (size_t o = 0; o < columns.size(); ++o)
-      if (o != c) imbalance += PairImbalance(columns[o], values[o], columns[c], values[c]);
-    return imbalance;
-  };
-  auto total_of = [&](const Columns& columns) {
-    double total = 0;
-    for (size_t c = 0; c < columns.size(); ++c) total += imbalance_of(columns, c);
-    return total / 2;
-  };
-  Columns best;
-  double best_total = 0;
-  for (int attempt = 0; attempt < kBalancedDesignTries; ++attempt) {
-    Columns columns(plan.size(), std::vector<int>(n));
-    for (size_t c = 0; c < plan.size(); ++c) {
-      for (size_t i = 0; i < n; ++i) columns[c][i] = static_cast<int>(i % values[c]);
-      for (size_t i = n; i > 1; --i) std::swap(columns[c][i - 1], columns[c][rng() % i]);  // Fisher-Yates, portable
-    }
-    // Swapping two entries of a column keeps it balanced: keep every swap that evens its pairs with the other
-    // columns out, column after column, until a whole pass finds none (each kept swap lowers the total).
-    for (bool improved = plan.size() > 1; improved;) {
-      improved = false;
-      for (size_t c = 0; c < plan.size(); ++c) {
-        std::vector<int>& column = columns[c];
-        double imbalance = imbalance_of(columns, c);
-        for (size_t i = 0; i < n; ++i)
-          for (size_t j = i + 1; j < n; ++j) {
-            if (column[i] == column[j]) continue;
-            std::swap(column[i], column[j]);
-            const double swapped = imbalance_of(columns, c);
-            if (swapped < imbalance - 1e-9) {
-              imbalance = swapped;
-              improved = true;
-            } else {
-              std::swap(column[i], column[j]);
-            }
-          }
-      }
-    }
-    const double total = total_of(columns);
-    if (best.empty() || total < best_total - 1e-9) {
-      best = std::move(columns);
-      best_total = total;
-    }
-  }
-  std::vector<Config> design(n, space.Default());
-  for (size_t c = 0; c < plan.size(); ++c)
-    for (size_t i = 0; i < n; ++i) design[i].values[plan[c]] = best[c][i];
   return design;
 }
 

@@ -70,16 +70,9 @@ class SearchHistory {
 std::optional<Config> RandomUnseenConfig(const SearchSpace& space, const SearchHistory& history, const Dims& dims,
                                          std::mt19937_64& rng);
 
-// A balanced warm-up design of `n` plan configs: every plan knob's values appear equally often across the n
-// configs (Latin-hypercube style), and every two knobs' value pairs as near equally often as a search finds: the
-// most even of kBalancedDesignTries random arrangements, each improved by swapping two entries of a column while a
-// swap evens its pairs with the other columns out (for bert_ffn's 8 configs of two 3-valued and three 2-valued
-// knobs: the 2-valued knobs' pairs twice each, at every seed tested). It covers
-// the space like random draws do, but gives a learned model every knob value to learn from after one batch,
-// and does not confound two knobs: with columns shuffled independently, a 25-measurement qwen2_mlp campaign
-// measured bf16 three times in four with one thread and with stored weights, its critic learnt that bf16 is
-// slow, and the policy never chose the packed bf16 config that was the oracle at small shapes.
-inline constexpr int kBalancedDesignTries = 8;
+// A balanced warm-up design of `n` plan configs (Latin-hypercube style): every plan knob's values appear
+// equally often across the n configs, in a random arrangement. It covers the space like random draws do, but
+// gives a learned model every knob value to learn from after one batch.
 std::vector<Config> BalancedDesign(const SearchSpace& space, size_t n, std::mt19937_64& rng);
 
 // The order in which an agent visits a campaign's shapes: the one seen least so far (proposed by the agent or

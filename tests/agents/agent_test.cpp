@@ -124,41 +124,6 @@ TEST(LeastMeasuredShapeTest, PicksTheFewestAndTheEarliestOnTies) {
   EXPECT_EQ(LeastMeasuredShape(shapes, counts), 2u);
 }
 
-// bert_ffn's plan knobs: fuse.fc1 and fuse.fc2 take 3 values, weights, precision and threads 2. In 8 configs each
-// knob's values appear equally often (3/3/2 for three values), every two 2-valued knobs pair each of their four
-// value pairs exactly twice (no two knobs confounded), and a 3-valued knob meets both values of a 2-valued one
-// with each of its values. Over seeds 1-50.
-TEST_F(AgentTest, BalancedDesignPairsEveryTwoKnobsValuesEvenly) {
-  std::vector<size_t> plan;
-  for (size_t k = 0; k < space_.knobs().size(); ++k)
-    if (space_.knobs()[k].scope == KnobScope::kPlan) plan.push_back(k);
-  ASSERT_EQ(plan.size(), 5u);
-  for (uint64_t seed = 1; seed <= 50; ++seed) {
-    std::mt19937_64 rng(seed);
-    const std::vector<Config> design = BalancedDesign(space_, 8, rng);
-    ASSERT_EQ(design.size(), 8u);
-    for (size_t a = 0; a < plan.size(); ++a) {
-      const size_t a_values = space_.knobs()[plan[a]].values.size();
-      std::map<int, int> singles;
-      for (const Config& c : design) ++singles[c.values[plan[a]]];
-      for (const auto& [value, count] : singles) EXPECT_GE(count, static_cast<int>(8 / a_values));
-      for (size_t b = a + 1; b < plan.size(); ++b) {
-        const size_t b_values = space_.knobs()[plan[b]].values.size();
-        if (a_values == 3 && b_values == 3) continue;  // 9 value pairs, 8 configs
-        std::map<std::pair<int, int>, int> pairs;
-        for (const Config& c : design) ++pairs[{c.values[plan[a]], c.values[plan[b]]}];
-        EXPECT_EQ(pairs.size(), a_values * b_values)
-            << "every value pair of " << space_.knobs()[plan[a]].name << " and " << space_.knobs()[plan[b]].name
-            << " (seed " << seed << ")";
-        if (a_values != 2 || b_values != 2) continue;
-        for (const auto& [pair, count] : pairs)
-          EXPECT_EQ(count, 2) << space_.knobs()[plan[a]].name << " x " << space_.knobs()[plan[b]].name << " (seed "
-                              << seed << ")";
-      }
-    }
-  }
-}
-
 TEST_F(AgentTest, WarmupDesignHandsOutItsBalancedDesignOnceSkippingSeenConfigs) {
   std::mt19937_64 rng(3), same(3);
   const std::vector<Config> expected = BalancedDesign(space_, 4, same);
