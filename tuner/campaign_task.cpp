@@ -56,7 +56,6 @@ Result<ResumeState> AccountForResume(const std::vector<TuningRecord>& records, c
                                      const std::vector<Dims>& shapes, const SearchSpace& space, bool resume,
                                      const std::string& what) {
   ResumeState state;
-  size_t elsewhere = 0;  // this campaign's proposals at other shapes
   std::set<std::string> task_shapes;
   for (const auto& dims : shapes) task_shapes.insert(DimsToText(dims));
   const std::string default_string = space.ToString(space.Default());
@@ -68,15 +67,10 @@ Result<ResumeState> AccountForResume(const std::vector<TuningRecord>& records, c
       ++state.spent[DimsToText(r.dims)];
       if (r.status == "ok") ++state.spent_ok[DimsToText(r.dims)];
     }
-    if (r.campaign == campaign && !mine && r.agent != "anchor" && !r.baseline) ++elsewhere;
+    if (r.campaign == campaign && !mine && r.agent != "anchor" && !r.baseline) ++state.elsewhere;
     if (r.config == default_string) state.anchored.insert(DimsToText(r.dims));
   }
-  if (resume && state.already == 0 && elsewhere > 0) {
-    return Status::InvalidArgument("campaign '" + campaign + "' has " + std::to_string(elsewhere) +
-                                   " measurements of " + what +
-                                   ", none at these shapes: resume it with the shapes it ran with (the same --shapes, "
-                                   "--num-shapes, --shape-choice and --seed), or name a new one with --campaign NAME");
-  }
+
   if (state.already > 0 && !resume) {
     return Status::InvalidArgument("campaign '" + campaign + "' already has " + std::to_string(state.already) +
                                    " measurements of " + what +
@@ -153,6 +147,11 @@ Status RunResolvedTask(const TuneTask& task, const ResolvedTask& resolved, const
   }
   CRMAP_ASSIGN_OR_RETURN(ResumeState state, AccountForResume(records, settings.campaign, shapes, space, settings.resume,
                                                           workload.name() + " in " + settings.db));
+  if (settings.resume && state.already == 0 && state.elsewhere > 0)
+    spdlog::warn("campaign '{}' has {} measurements of {} in {}, none at these shapes: this resume starts them "
+                 "afresh (if it was meant to continue the campaign, give the --shapes, --num-shapes, --shape-choice "
+                 "and --seed it ran with)",
+                 settings.campaign, state.elsewhere, workload.name(), settings.db);
   size_t already = state.already;
   std::map<std::string, size_t>& spent = state.spent;
   std::map<std::string, size_t>& spent_ok = state.spent_ok;

@@ -57,12 +57,14 @@ struct ResumeState {
   std::map<std::string, size_t> spent_ok;   // ... of them, those that ran and validated
   std::set<std::string> confirmed_shapes;   // where its confirmation round already ran
   std::set<std::string> anchored;           // shapes whose default config is stored (by any campaign)
+  size_t elsewhere = 0;                      // this campaign's measurements of agent proposals at other shapes
 };
 
 // Counts what campaign `campaign` stored at `shapes` (its records at other shapes do not count against the
 // budget; anchors and peer rows are not agent proposals). InvalidArgument when it already has measurements there
-// and `resume` is false, or when `resume` finds its measurements only at other shapes (a resume that resolved
-// other shapes: another --shape-choice, --num-shapes or --seed) (`what` names the workload and database).
+// and `resume` is false (`what` names the workload and database in the message). A resume at new shapes is allowed
+// (it grows the campaign); RunTuneTask warns when none of the shapes was measured before (`elsewhere` > 0,
+// `already` 0), which is also what resuming with another --shape-choice, --num-shapes or --seed looks like.
 Result<ResumeState> AccountForResume(const std::vector<TuningRecord>& records, const std::string& campaign,
                                      const std::vector<Dims>& shapes, const SearchSpace& space, bool resume,
                                      const std::string& what);

@@ -7,17 +7,18 @@
 #include <gtest/gtest.h>
 
 #include "datasets/catalog.h"
+#include "tests/test_support.h"
 
 namespace crmap {
 namespace {
 
-const Workload& BertFfn() {
-  static const Workload workload = LoadWorkload("bert_ffn").value();  // tokens in [1, 4096]
+const Workload& BertFfn() {  // tokens in [1, 4096]
+  static const Workload workload = testing::MustLoad("bert_ffn");
   return workload;
 }
 
-const Workload& BertAttention() {
-  static const Workload workload = LoadWorkload("bert_attention").value();  // batch [1, 16], seq [8, 512]
+const Workload& BertAttention() {  // batch in [1, 16], seq in [8, 512]
+  static const Workload workload = testing::MustLoad("bert_attention");
   return workload;
 }
 

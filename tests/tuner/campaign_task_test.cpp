@@ -60,17 +60,20 @@ TEST_F(CampaignTaskTest, ResumeCountsThisCampaignsProposalsAtItsShapesOnly) {
   EXPECT_TRUE(AccountForResume(records, "new", shapes_, space_, /*resume=*/false, "x").ok());
 }
 
-TEST_F(CampaignTaskTest, AResumeAtShapesTheCampaignNeverMeasuredIsRefused) {
-  std::vector<TuningRecord> records = {Record(64, "default", "c", "anchor"), Record(64, "threads=1", "c", "rl")};
-  auto elsewhere = AccountForResume(records, "c", shapes_, space_, /*resume=*/true, "dlrm_mlp in db");
-  ASSERT_EQ(elsewhere.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_NE(elsewhere.status().message().find("none at these shapes"), std::string::npos)
-      << elsewhere.status().message();
-  EXPECT_NE(elsewhere.status().message().find("--shape-choice"), std::string::npos);
-  records.push_back(Record(8, "threads=1", "c", "rl"));  // one shape in common: a resume
-  EXPECT_TRUE(AccountForResume(records, "c", shapes_, space_, /*resume=*/true, "x").ok());
-  // Only an anchor elsewhere (the default measured for the agent, not by it): a fresh start.
-  EXPECT_TRUE(AccountForResume({Record(64, "default", "c", "anchor")}, "c", shapes_, space_, true, "x").ok());
+// What a resume at shapes the campaign never measured is told (RunTuneTask's warning rests on it): its
+// proposals elsewhere, anchors not counted.
+TEST_F(CampaignTaskTest, CountsTheCampaignsProposalsAtOtherShapes) {
+  std::vector<TuningRecord> records = {Record(64, "default", "c", "anchor"), Record(64, "threads=1", "c", "rl"),
+                                       Record(64, "weights=packed", "c", "rl"), Record(64, "threads=1", "d", "rl")};
+  auto state = AccountForResume(records, "c", shapes_, space_, /*resume=*/true, "dlrm_mlp in db");
+  ASSERT_TRUE(state.ok()) << state.status().ToString();
+  EXPECT_EQ(state->already, 0u);
+  EXPECT_EQ(state->elsewhere, 2u);
+  records.push_back(Record(8, "threads=1", "c", "rl"));  // one shape in common
+  state = AccountForResume(records, "c", shapes_, space_, /*resume=*/true, "dlrm_mlp in db");
+  ASSERT_TRUE(state.ok());
+  EXPECT_EQ(state->already, 1u);
+  EXPECT_EQ(state->elsewhere, 2u);
 }
 
 // A tiny real campaign: every proposal and each shape's anchor stored, the confirmation round's peer rows stored,

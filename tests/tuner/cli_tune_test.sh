@@ -60,6 +60,8 @@ run "a new shape, resumed" "$WORK/grow2.json" tune --workload dlrm_mlp --shapes 
   --campaign grow --seed 5 "${quick[@]}" --db "$db" --resume --json
 count "$db" >"$WORK/grow.count"
 check "the new shape got the full budget" grep -qx 'grow {"batch":4} random 4' "$WORK/grow.count"
+check "a resume at none of the campaign's shapes says it starts them afresh" \
+  grep -q "none at these shapes: this resume starts them afresh" "$WORK/grow2.json.err"
 # The report counts this campaign's measurements at the shape, and its ok ones among them.
 check "the resumed report counts its own measurements" json_check "$WORK/grow2.json" '
 shape = d["shapes"][0]
