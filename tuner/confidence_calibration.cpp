@@ -34,7 +34,7 @@ std::vector<CalibrationBin> CalibrationFromFolds(const std::vector<FoldOutcome>&
 
 std::vector<Config> FoldCandidates(const SearchSpace& space, const std::vector<TuningRecord>& records,
                                    const std::map<Dims, ShapeScores>& scores, const std::vector<Dims>& shapes,
-                                   const Dims& held_out) {
+                                   const Dims& held_out, double record_noise) {
   std::map<Dims, ShapeScores> scores_left = scores;
   scores_left.erase(held_out);
   std::vector<TuningRecord> records_left;
@@ -46,7 +46,7 @@ std::vector<Config> FoldCandidates(const SearchSpace& space, const std::vector<T
   std::vector<Config> candidates;
   std::set<std::string> seen;
   for (const Dims& dims : shapes_left) {
-    const ConfigScore* label = NoiseAwareLabel(scores_left, dims);
+    const ConfigScore* label = NoiseAwareLabel(scores_left, dims, kNoiseBand, record_noise);
     if (!label || !seen.insert(label->config).second) continue;
     if (auto config = space.Parse(label->config); config.ok()) candidates.push_back(*config);
   }
@@ -65,7 +65,7 @@ std::vector<FoldOutcome> LeaveOneShapeOut(const SearchSpace& space, const Featur
   size_t fold_index = 0;
   for (const Dims& held_out : shapes) {
     ++fold_index;
-    const std::vector<Config> candidates = FoldCandidates(space, records, scores, shapes, held_out);
+    const std::vector<Config> candidates = FoldCandidates(space, records, scores, shapes, held_out, options.record_noise);
     if (candidates.empty()) continue;
 
     std::vector<const std::pair<Candidate, Evaluation>*> kept;

@@ -1,8 +1,12 @@
 #include "tuner/config_scores.h"
 
+#include <algorithm>
 #include <cmath>
+#include <set>
+#include <utility>
 
 #include "common/numeric.h"
+#include "tuner/nearest_shape.h"
 
 namespace crmap {
 
@@ -45,16 +49,56 @@ const char* StandingName(Standing standing) {
   return "unknown";
 }
 
-Standing StandingAt(const ShapeScores& shape, const std::string& config, double band) {
+double EstimateRecordNoise(const std::map<Dims, ShapeScores>& scores) {
+  if (scores.size() < 2) return 0;
+  std::vector<Dims> shapes;
+  for (const auto& [dims, shape] : scores) shapes.push_back(dims);
+  auto log_speedup = [](const ConfigScore& score) {
+    return score.ran() && std::isfinite(score.speedup) && score.speedup > 0 ? std::log(score.speedup)
+                                                                             : std::numeric_limits<double>::quiet_NaN();
+  };
+  std::set<std::pair<Dims, Dims>> pairs;
+  std::vector<double> deviations;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    std::vector<Dims> others = shapes;
+    others.erase(others.begin() + static_cast<std::ptrdiff_t>(i));
+    const Dims& nearest = others[NearestShapes(others).Nearest(shapes[i])];
+    if (!pairs.insert(std::minmax(shapes[i], nearest)).second) continue;
+    const ShapeScores& here = scores.at(shapes[i]);
+    const ShapeScores& there = scores.at(nearest);
+    std::vector<double> changes;
+    for (const auto& [config, score] : here.configs) {
+      const ConfigScore* other = there.Find(config);
+      if (!other) continue;
+      const double change = log_speedup(score) - log_speedup(*other);
+      if (std::isfinite(change)) changes.push_back(change);
+    }
+    if (changes.size() < 3) continue;  // with two, each deviation from their median is half their difference
+    const double median = Median(changes);
+    for (double change : changes) deviations.push_back(std::fabs(change - median));
+  }
+  if (deviations.size() < kMinNoiseChanges) return 0;
+  return std::min(kMaxRecordNoise, 1.4826 * Median(deviations) / std::sqrt(2.0));
+}
+
+double TieBand(double band, double record_noise, size_t ok_best, size_t ok_config) {
+  if (!(record_noise > 0) || ok_best == 0 || ok_config == 0) return band;
+  const double spread = record_noise * std::sqrt(1.0 / static_cast<double>(ok_best) + 1.0 / static_cast<double>(ok_config));
+  return std::max(band, std::exp(1.645 * spread) - 1);
+}
+
+Standing StandingAt(const ShapeScores& shape, const std::string& config, double band, double record_noise) {
   const ConfigScore* best = shape.Best();
   const ConfigScore* score = shape.Find(config);
   if (!best || !score || !score->ran()) return Standing::kUnknown;
   if (score == best) return Standing::kBest;
   if (!(std::isfinite(score->speedup) && std::isfinite(best->speedup))) return Standing::kUnknown;
-  return best->speedup <= score->speedup * (1 + band) ? Standing::kTied : Standing::kBehind;
+  const double tie_band = TieBand(band, record_noise, best->ok, score->ok);
+  return best->speedup <= score->speedup * (1 + tie_band) ? Standing::kTied : Standing::kBehind;
 }
 
-const ConfigScore* NoiseAwareLabel(const std::map<Dims, ShapeScores>& scores, const Dims& dims, double band) {
+const ConfigScore* NoiseAwareLabel(const std::map<Dims, ShapeScores>& scores, const Dims& dims, double band,
+                                   double record_noise) {
   auto here = scores.find(dims);
   if (here == scores.end()) return nullptr;
   const ConfigScore* label = here->second.Best();
@@ -67,7 +111,7 @@ const ConfigScore* NoiseAwareLabel(const std::map<Dims, ShapeScores>& scores, co
     Generality g;
     size_t known = 0;
     for (const auto& [shape_dims, shape] : scores) {
-      const Standing standing = StandingAt(shape, config, band);
+      const Standing standing = StandingAt(shape, config, band, record_noise);
       g.best_or_tied += standing == Standing::kBest || standing == Standing::kTied;
       const ConfigScore* score = shape.Find(config);
       if (score && score->ran() && std::isfinite(score->speedup) && score->speedup > 0) {
@@ -80,7 +124,7 @@ const ConfigScore* NoiseAwareLabel(const std::map<Dims, ShapeScores>& scores, co
   };
   Generality label_generality = generality(label->config);
   for (const auto& [config, score] : here->second.configs) {
-    if (&score == label || StandingAt(here->second, config, band) != Standing::kTied) continue;
+    if (&score == label || StandingAt(here->second, config, band, record_noise) != Standing::kTied) continue;
     const Generality g = generality(config);
     const bool better = g.best_or_tied != label_generality.best_or_tied
                             ? g.best_or_tied > label_generality.best_or_tied

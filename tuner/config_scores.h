@@ -65,19 +65,39 @@ struct ShapeScores {
 // DESIGN.md's tie rule: speedups that differ by less than this share are ties unless more rounds separate them.
 inline constexpr double kNoiseBand = 0.05;
 
+// How much one record's speedup varies between runs, as a database shows it: the standard deviation of a
+// record's log speedup. For each shape and the other shape nearest it (tuner/nearest_shape.h), every config with
+// a known speedup at both gives the change of its log speedup between them; the spread of those changes around
+// each pair's median change (1.4826 x the median absolute deviation, a robust scale, over sqrt 2: two records
+// make each change) is what record noise and real changes of the gaps between configs leave — an upper estimate
+// of the noise. Measured on this project's 2-core hosts: 0.03-0.05 for most workloads, ~0.1 for
+// mobilenet_v2_block (experiments/RESULTS.md). 0 when fewer than kMinNoiseChanges changes are known; at most
+// kMaxRecordNoise.
+inline constexpr size_t kMinNoiseChanges = 8;
+inline constexpr double kMaxRecordNoise = 0.15;
+double EstimateRecordNoise(const std::map<Dims, ShapeScores>& scores);
+
+// The band within which a config of `ok_config` records counts as tied with the best of `ok_best` records, given
+// a record's noise (EstimateRecordNoise): the larger of `band` and the one-sided 95% test of the difference of
+// their log speedups (exp(1.645 x noise x sqrt(1/ok_best + 1/ok_config)) - 1) — a config is behind only where
+// the records can tell; `band` alone with no noise or no records.
+double TieBand(double band, double record_noise, size_t ok_best, size_t ok_config);
+
 // How `config` stands against the best config at `shape` (ShapeScores::Best): the best itself; tied with it
-// (its speedup within `band` of the best's: best <= speedup x (1 + band)); behind it; or unknown (never ran ok
-// there, or ran without a known speedup, or no config has one).
+// (its speedup within the tie band of the best's: best <= speedup x (1 + TieBand(band, record_noise, ...)));
+// behind it; or unknown (never ran ok there, or ran without a known speedup, or no config has one).
 enum class Standing { kBest, kTied, kBehind, kUnknown };
 const char* StandingName(Standing standing);  // "best", "tied", "behind", "unknown"
-Standing StandingAt(const ShapeScores& shape, const std::string& config, double band = kNoiseBand);
+Standing StandingAt(const ShapeScores& shape, const std::string& config, double band = kNoiseBand,
+                    double record_noise = 0);
 
 // The label a learner is taught for the shape `dims` of `scores` — noise-aware: every config best or tied there
-// (StandingAt) is equally right, so a lucky sample cannot decide between them; among those, the one that is best
-// or tied at the most shapes of `scores`, then the one with the largest geometric-mean speedup over the shapes
-// where it has one, then the better score at `dims` (BetterScore). nullptr when no config ran at `dims`.
+// (StandingAt, with `record_noise`) is equally right, so a lucky sample cannot decide between them; among those,
+// the one that is best or tied at the most shapes of `scores`, then the one with the largest geometric-mean
+// speedup over the shapes where it has one, then the better score at `dims` (BetterScore). nullptr when no
+// config ran at `dims`.
 const ConfigScore* NoiseAwareLabel(const std::map<Dims, ShapeScores>& scores, const Dims& dims,
-                                   double band = kNoiseBand);
+                                   double band = kNoiseBand, double record_noise = 0);
 
 // Whether a recorded config string is the workload's default config.
 using DefaultPredicate = std::function<bool(const std::string& config)>;

@@ -161,8 +161,12 @@ Result<PolicyFile> TrainPolicy(const Workload& workload, const SearchSpace& spac
   OfflineOptions offline;
   offline.critic_epochs = options.critic_epochs;
   offline.policy_steps = options.policy_steps;
+  // A record's noise as the database shows it widens the tie band where single records cannot tell two configs
+  // apart (config_scores.h: EstimateRecordNoise, TieBand).
+  const double record_noise = EstimateRecordNoise(scores);
   for (const Dims& dims : shapes)
-    if (const ConfigScore* label = NoiseAwareLabel(scores, dims)) offline.labels.emplace(dims, *space.Parse(label->config));
+    if (const ConfigScore* label = NoiseAwareLabel(scores, dims, kNoiseBand, record_noise))
+      offline.labels.emplace(dims, *space.Parse(label->config));
   agent.LearnOffline(observations, offline);
 
   PolicyFile file;
@@ -245,6 +249,7 @@ Result<PolicyFile> TrainPolicy(const Workload& workload, const SearchSpace& spac
     folds_options.epochs = options.critic_epochs;
     folds_options.hidden = options.hidden;
     folds_options.pessimism = options.pessimism;
+    folds_options.record_noise = record_noise;
     const std::vector<FoldOutcome> folds =
         LeaveOneShapeOut(space, features, observations, records, scores, shapes, folds_options);
     file.calibration = CalibrationFromFolds(folds);
@@ -281,6 +286,8 @@ Result<PolicyFile> TrainPolicy(const Workload& workload, const SearchSpace& spac
     report->records = records_used;
     report->shapes = shapes.size();
     report->critic_loss = agent.critic().TrainingLoss();
+    report->record_noise = record_noise;
+    report->label_band = TieBand(kNoiseBand, record_noise, 1, 1);
     report->fallback = space.ToString(fallback);
     if (!file.critic_members.empty() && !file.table.empty()) {
       double sum = 0;

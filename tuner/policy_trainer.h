@@ -19,6 +19,7 @@
 #include "common/workload.h"
 #include "search_space/search_space.h"
 #include "runtime/hook/policy_file.h"
+#include "tuner/config_scores.h"
 #include "tuner/tuning_db.h"
 
 namespace crmap {
@@ -40,6 +41,10 @@ struct TrainReport {
   size_t ignored = 0;        // records of this workload refused by CheckRecordFits (named in warnings on stderr)
   size_t shapes = 0;         // tuned shapes (with a measured default config)
   double critic_loss = 0;    // mean squared error on the records
+  // A record's noise as the database shows it (config_scores.h: EstimateRecordNoise; 0: too few changes to say)
+  // and the tie band it gives the labels between two configs of one record each (TieBand).
+  double record_noise = 0;
+  double label_band = kNoiseBand;
   size_t policy_agrees = 0;  // tuned shapes where the policy's own choice (PolicyModel::Decide) is the table's best
   // ... where it is the best or tied with it within kNoiseBand (config_scores.h: StandingAt), and where its
   // choice was never measured ok there, so no one can say.

@@ -136,5 +136,22 @@ TEST_F(LeaveOneShapeOutTest, AFoldsCandidatesAreChosenWithoutTheShapeLeftOut) {
   EXPECT_EQ(candidates, (std::vector<Config>{q, r, g}));
 }
 
+// A fold's labels follow the trainer's tie rule, a record's noise included: at batch 1024 Q beats P by 8% in one
+// record each; P is best at 64. Without noise Q labels 1024; with a noise of 0.04 (ties within 9.8%) P, tied at
+// both shapes, labels both — and is the fallback (the best worst case), so it is the only candidate.
+TEST_F(LeaveOneShapeOutTest, AFoldsLabelsTieWithinTheRecordNoiseTheTrainerUses) {
+  const Config p = testing::MustConfig(space_, "weights=packed");
+  const Config q = testing::MustConfig(space_, "threads=1");
+  std::vector<TuningRecord> records;
+  for (int64_t batch : {1, 64, 1024}) records.push_back(Record(batch, space_.Default(), 1.0));
+  for (const auto& [batch, config, ratio] : std::vector<std::tuple<int64_t, Config, double>>{
+           {1, p, 0.5}, {1, q, 0.6}, {64, p, 0.5}, {64, q, 1 / 1.5}, {1024, p, 0.5}, {1024, q, 1 / 2.16}})
+    records.push_back(Record(batch, config, ratio));
+  const std::vector<Dims> shapes = {{{"batch", 1}}, {{"batch", 64}}, {{"batch", 1024}}};
+  const auto scores = ScoreConfigs(space_, records);
+  EXPECT_EQ(FoldCandidates(space_, records, scores, shapes, shapes[0]), (std::vector<Config>{p, q}));
+  EXPECT_EQ(FoldCandidates(space_, records, scores, shapes, shapes[0], 0.04), (std::vector<Config>{p}));
+}
+
 }  // namespace
 }  // namespace crmap

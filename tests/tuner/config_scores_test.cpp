@@ -190,6 +190,87 @@ TEST_F(ConfigScoresTest, TheLabelAmongTiedConfigsIsTheOneTiedAtMostShapesNotTheL
   EXPECT_EQ(NoiseAwareLabel(even, mid), nullptr);  // not a shape of the scores
 }
 
+// Scores of configs "D" (the default) and "X0".."X<n-1>" at shapes n=1 and n=2: every X is 2x at n=2 and 2x
+// exp(changes[i]) at n=1, so the change of its log speedup between the two shapes is changes[i] (D's is 0).
+std::map<Dims, ShapeScores> TwoShapes(const std::vector<double>& changes) {
+  static std::vector<TuningRecord> records;  // ScoreConfigs keeps pointers for the call only
+  records.clear();
+  for (int64_t n : {1, 2}) {
+    TuningRecord d;
+    d.dims = {{"n", n}};
+    d.config = "D";
+    d.status = "ok";
+    d.median_us = 100;
+    records.push_back(d);
+    for (size_t i = 0; i < changes.size(); ++i) {
+      TuningRecord x = d;
+      x.config = "X" + std::to_string(i);
+      x.anchor = "D";
+      x.ratio_to_anchor = n == 2 ? 0.5 : 0.5 / std::exp(changes[i]);
+      x.median_us = 100 * x.ratio_to_anchor;
+      records.push_back(x);
+    }
+  }
+  std::vector<const TuningRecord*> pointers;
+  for (const TuningRecord& r : records) pointers.push_back(&r);
+  return ScoreConfigs(pointers, [](const std::string& c) { return c == "D"; });
+}
+
+TEST_F(ConfigScoresTest, ARecordsNoiseIsTheRobustSpreadOfEachConfigsChangeBetweenNeighbouringShapes) {
+  // Changes -0.06 .. 0.06 and D's 0: around their median (0) the median absolute deviation is 0.02.
+  const std::vector<double> changes = {-0.06, -0.04, -0.02, 0, 0, 0.02, 0.04, 0.06};
+  EXPECT_NEAR(EstimateRecordNoise(TwoShapes(changes)), 1.4826 * 0.02 / std::sqrt(2.0), 1e-9);
+  // A change common to the configs is the shapes' own difference, not noise: deviations are taken around the
+  // median change. (D is 1x at both shapes by definition, its change 0 an outlier here: two more X configs at the
+  // common change keep the median absolute deviation at 0.02.)
+  std::vector<double> shifted = changes;
+  for (double& c : shifted) c += 0.3;
+  shifted.push_back(0.3);
+  shifted.push_back(0.3);
+  EXPECT_NEAR(EstimateRecordNoise(TwoShapes(shifted)), 1.4826 * 0.02 / std::sqrt(2.0), 1e-9);
+  // Too few changes to say (7 with D): 0, and the fixed band alone decides.
+  EXPECT_EQ(EstimateRecordNoise(TwoShapes({-0.06, -0.02, 0, 0.02, 0.04, 0.06})), 0);
+  // One shape: no neighbour.
+  auto one = TwoShapes(changes);
+  one.erase(one.begin());
+  EXPECT_EQ(EstimateRecordNoise(one), 0);
+  // Wild changes are capped.
+  EXPECT_EQ(EstimateRecordNoise(TwoShapes({-3, -2, -1, 0, 1, 2, 3, 4})), kMaxRecordNoise);
+}
+
+TEST_F(ConfigScoresTest, TheTieBandWidensToWhatSingleRecordsCannotTellApartAndNarrowsWithMoreRecords) {
+  EXPECT_EQ(TieBand(kNoiseBand, 0, 1, 1), kNoiseBand);
+  EXPECT_NEAR(TieBand(kNoiseBand, 0.04, 1, 1), std::exp(1.645 * 0.04 * std::sqrt(2.0)) - 1, 1e-12);  // 9.8%
+  EXPECT_LT(TieBand(kNoiseBand, 0.04, 2, 2), TieBand(kNoiseBand, 0.04, 1, 1));
+  EXPECT_EQ(TieBand(kNoiseBand, 0.04, 8, 8), kNoiseBand);  // 3.3% with 8 records each: the band is the floor
+  EXPECT_EQ(TieBand(kNoiseBand, 0.04, 0, 1), kNoiseBand);
+  // A config 11% behind the best at one record each: behind at a noise of 0.03, tied at 0.05.
+  auto scores = ScoreConfigs(space_, {Record("default", "ok", 100, 1), Record("threads=1", "ok", 50, 0.5),
+                                      Record("precision=bf16", "ok", 56, 1 / 1.8)});
+  const ShapeScores& shape = scores.at({{"batch", 4}});
+  const std::string bf16 = space_.ToString(testing::MustConfig(space_, "precision=bf16"));
+  EXPECT_EQ(StandingAt(shape, bf16, kNoiseBand, 0.03), Standing::kBehind);
+  EXPECT_EQ(StandingAt(shape, bf16, kNoiseBand, 0.05), Standing::kTied);
+}
+
+TEST_F(ConfigScoresTest, WithARecordsNoiseTheGeneralConfigIsTheLabelWhereALuckyRecordBeatsItByMoreThanTheBand) {
+  const Dims small = {{"batch", 4}}, large = {{"batch", 64}}, mid = {{"batch", 16}};
+  // threads=1 is 8% ahead of weights=packed at batch 4, once each; packed is best at 16 and 64.
+  std::vector<TuningRecord> records = {
+      Record("default", "ok", 100, 1, small), Record("threads=1", "ok", 46, 0.46, small),
+      Record("weights=packed", "ok", 50, 0.50, small),
+      Record("default", "ok", 100, 1, large), Record("threads=1", "ok", 80, 0.80, large),
+      Record("weights=packed", "ok", 50, 0.50, large),
+      Record("default", "ok", 100, 1, mid), Record("threads=1", "ok", 60, 0.60, mid),
+      Record("weights=packed", "ok", 50, 0.50, mid)};
+  auto scores = ScoreConfigs(space_, records);
+  const std::string packed = space_.ToString(testing::MustConfig(space_, "weights=packed"));
+  const std::string one_thread = space_.ToString(testing::MustConfig(space_, "threads=1"));
+  EXPECT_EQ(NoiseAwareLabel(scores, small)->config, one_thread);                      // 8% > 5%
+  EXPECT_EQ(NoiseAwareLabel(scores, small, kNoiseBand, 0.04)->config, packed);        // 8% < 9.8%
+  EXPECT_EQ(NoiseAwareLabel(scores, large, kNoiseBand, 0.04)->config, packed);
+}
+
 TEST_F(ConfigScoresTest, BaselinesAndForeignConfigsAreLeftOutAndShapesKeptApart) {
   TuningRecord peer = Record("default", "ok", 5, 0.05);
   peer.baseline = true;
