@@ -41,6 +41,7 @@ crmap_require_built() {
 crmap_experiment_args() {
   local base="$1"; shift
   workloads="bert_ffn bert_attention resnet_bottleneck resnet_stem dlrm_mlp"
+  workloads_given=0  # 1 when --workloads named them (a script's own default list may then differ)
   rounds=30
   isa=host
   out=""
@@ -48,7 +49,10 @@ crmap_experiment_args() {
     case "$1" in
       --workloads|--rounds|--out|--isa)
         [ $# -ge 2 ] || { echo "$1 needs a value" >&2; exit 2; }
-        case "$1" in --workloads) workloads="$2" ;; --rounds) rounds="$2" ;; --out) out="$2" ;; --isa) isa="$2" ;; esac
+        case "$1" in
+          --workloads) workloads="$2"; workloads_given=1 ;;
+          --rounds) rounds="$2" ;; --out) out="$2" ;; --isa) isa="$2" ;;
+        esac
         shift 2 ;;
       *) echo "usage: $0 [--workloads LIST] [--rounds N] [--isa host|avx2] [--out DIR]" >&2; exit 2 ;;
     esac

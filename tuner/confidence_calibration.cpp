@@ -34,7 +34,7 @@ std::vector<CalibrationBin> CalibrationFromFolds(const std::vector<FoldOutcome>&
 
 std::vector<Config> FoldCandidates(const SearchSpace& space, const std::vector<TuningRecord>& records,
                                    const std::map<Dims, ShapeScores>& scores, const std::vector<Dims>& shapes,
-                                   const Dims& held_out, double record_noise) {
+                                   const Dims& held_out) {
   std::map<Dims, ShapeScores> scores_left = scores;
   scores_left.erase(held_out);
   std::vector<TuningRecord> records_left;
@@ -43,6 +43,7 @@ std::vector<Config> FoldCandidates(const SearchSpace& space, const std::vector<T
   std::vector<Dims> shapes_left;
   for (const Dims& dims : shapes)
     if (dims != held_out) shapes_left.push_back(dims);
+  const double record_noise = EstimateRecordNoise(scores_left);
   std::vector<Config> candidates;
   std::set<std::string> seen;
   for (const Dims& dims : shapes_left) {
@@ -65,7 +66,7 @@ std::vector<FoldOutcome> LeaveOneShapeOut(const SearchSpace& space, const Featur
   size_t fold_index = 0;
   for (const Dims& held_out : shapes) {
     ++fold_index;
-    const std::vector<Config> candidates = FoldCandidates(space, records, scores, shapes, held_out, options.record_noise);
+    const std::vector<Config> candidates = FoldCandidates(space, records, scores, shapes, held_out);
     if (candidates.empty()) continue;
 
     std::vector<const std::pair<Candidate, Evaluation>*> kept;

@@ -51,18 +51,17 @@ struct LeaveOneShapeOutOptions {
   int epochs = 800;
   int hidden = 32;
   double pessimism = 1;
-  double record_noise = 0;  // the labels' tie rule (config_scores.h: NoiseAwareLabel), as the trainer uses it
 };
 
 // The configs a policy trained without `held_out` would screen there: the noise-aware labels of the other
 // `shapes` (config_scores.h: NoiseAwareLabel over the scores without `held_out`, whose tie-break counts shapes,
-// with `record_noise`)
+// tying within the record noise those scores show: EstimateRecordNoise, as the trainer's labels do)
 // and the fallback chosen without it (policy_trainer.h: ChooseFallback), distinct, in shape order, the fallback
 // last. The hook also screens the policy network's greedy config; a fold has no network of its own (training one
 // per fold would cost the policy's training again), so its choice is among these only.
 std::vector<Config> FoldCandidates(const SearchSpace& space, const std::vector<TuningRecord>& records,
                                    const std::map<Dims, ShapeScores>& scores, const std::vector<Dims>& shapes,
-                                   const Dims& held_out, double record_noise = 0);
+                                   const Dims& held_out);
 
 // One outcome per shape of `shapes` (in order) when there are at least two: critics trained on the
 // `observations` of every other shape choose among FoldCandidates by the hook's rule (policy_model.h: Decide).

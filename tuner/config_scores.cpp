@@ -50,6 +50,7 @@ const char* StandingName(Standing standing) {
 }
 
 double EstimateRecordNoise(const std::map<Dims, ShapeScores>& scores) {
+  constexpr double kMedianOfAbsNormal = 0.6745;
   if (scores.size() < 2) return 0;
   std::vector<Dims> shapes;
   for (const auto& [dims, shape] : scores) shapes.push_back(dims);
@@ -58,33 +59,32 @@ double EstimateRecordNoise(const std::map<Dims, ShapeScores>& scores) {
                                                                              : std::numeric_limits<double>::quiet_NaN();
   };
   std::set<std::pair<Dims, Dims>> pairs;
-  std::vector<double> deviations;
+  std::vector<double> differences;
   for (size_t i = 0; i < shapes.size(); ++i) {
     std::vector<Dims> others = shapes;
     others.erase(others.begin() + static_cast<std::ptrdiff_t>(i));
     const Dims& nearest = others[NearestShapes(others).Nearest(shapes[i])];
     if (!pairs.insert(std::minmax(shapes[i], nearest)).second) continue;
-    const ShapeScores& here = scores.at(shapes[i]);
     const ShapeScores& there = scores.at(nearest);
     std::vector<double> changes;
-    for (const auto& [config, score] : here.configs) {
+    for (const auto& [config, score] : scores.at(shapes[i]).configs) {
       const ConfigScore* other = there.Find(config);
-      if (!other) continue;
+      if (!other || score.is_default) continue;
       const double change = log_speedup(score) - log_speedup(*other);
       if (std::isfinite(change)) changes.push_back(change);
     }
-    if (changes.size() < 3) continue;  // with two, each deviation from their median is half their difference
-    const double median = Median(changes);
-    for (double change : changes) deviations.push_back(std::fabs(change - median));
+    for (size_t a = 0; a < changes.size(); ++a)
+      for (size_t b = a + 1; b < changes.size(); ++b) differences.push_back(std::fabs(changes[a] - changes[b]));
   }
-  if (deviations.size() < kMinNoiseChanges) return 0;
-  return std::min(kMaxRecordNoise, 1.4826 * Median(deviations) / std::sqrt(2.0));
+  if (differences.size() < kMinNoiseDifferences) return 0;
+  return std::min(kMaxRecordNoise, Median(differences) / (2 * kMedianOfAbsNormal));
 }
 
 double TieBand(double band, double record_noise, size_t ok_best, size_t ok_config) {
   if (!(record_noise > 0) || ok_best == 0 || ok_config == 0) return band;
-  const double spread = record_noise * std::sqrt(1.0 / static_cast<double>(ok_best) + 1.0 / static_cast<double>(ok_config));
-  return std::max(band, std::exp(1.645 * spread) - 1);
+  const double spread =
+      record_noise * std::sqrt(1.0 / static_cast<double>(ok_best) + 1.0 / static_cast<double>(ok_config));
+  return std::max(band, std::exp(kOneSidedZ95 * spread) - 1);
 }
 
 Standing StandingAt(const ShapeScores& shape, const std::string& config, double band, double record_noise) {
@@ -206,6 +206,7 @@ std::map<Dims, ShapeScores> ScoreConfigs(const std::vector<const TuningRecord*>&
       ++shape.records;
       ConfigScore& score = shape.configs[r->config];
       score.config = r->config;
+      score.is_default = is_default(r->config);
       if (r->status != "ok") {
         if (score.failed++ == 0) {
           score.failure_status = r->status;

@@ -41,6 +41,7 @@ struct ConfigScore {
   SpeedupBasis basis = SpeedupBasis::kNone;
   size_t ok = 0;      // ok records
   size_t failed = 0;  // records of any other status
+  bool is_default = false;  // the workload's default config (its speedup is 1 by definition)
   std::string failure_status, failure_message;  // of its first failed record
 
   bool ran() const { return ok > 0; }
@@ -66,21 +67,26 @@ struct ShapeScores {
 inline constexpr double kNoiseBand = 0.05;
 
 // How much one record's speedup varies between runs, as a database shows it: the standard deviation of a
-// record's log speedup. For each shape and the other shape nearest it (tuner/nearest_shape.h), every config with
-// a known speedup at both gives the change of its log speedup between them; the spread of those changes around
-// each pair's median change (1.4826 x the median absolute deviation, a robust scale, over sqrt 2: two records
-// make each change) is what record noise and real changes of the gaps between configs leave — an upper estimate
-// of the noise. Measured on this project's 2-core hosts: 0.03-0.05 for most workloads, ~0.1 for
-// mobilenet_v2_block (experiments/RESULTS.md). 0 when fewer than kMinNoiseChanges changes are known; at most
-// kMaxRecordNoise.
-inline constexpr size_t kMinNoiseChanges = 8;
-inline constexpr double kMaxRecordNoise = 0.15;
+// record's log speedup. For each shape and the other shape nearest it (tuner/nearest_shape.h), every config but
+// the default with a known speedup at both gives the change of its log speedup between them; any two such
+// changes differ by the two configs' noise at both shapes (variance 4 noise^2, one record each) plus how much the
+// gap between them really changed — so the median absolute difference over all such pairs of configs, over
+// 2 x 0.6745 (the median of |N(0, 1)|), estimates the noise, robust to a few configs whose gap really moved and
+// high where many did. Measured on this project's 2-core hosts (experiments/RESULTS.md): 0.026-0.057 on the
+// campaigns of most workloads, 0.10 on mobilenet_v2_block's; a direct measurement of one dlrm_bottom_mlp shape
+// gave 0.05-0.07. Each config's speedup at a shape is taken as one record's (what a campaign measures); a config
+// of several records there makes the estimate low. 0 when fewer than kMinNoiseDifferences differences are known
+// or they show no spread (the fixed band alone then); at most kMaxRecordNoise (a tie band of 20% between single
+// records).
+inline constexpr size_t kMinNoiseDifferences = 8;
+inline constexpr double kMaxRecordNoise = 0.08;
 double EstimateRecordNoise(const std::map<Dims, ShapeScores>& scores);
 
 // The band within which a config of `ok_config` records counts as tied with the best of `ok_best` records, given
 // a record's noise (EstimateRecordNoise): the larger of `band` and the one-sided 95% test of the difference of
-// their log speedups (exp(1.645 x noise x sqrt(1/ok_best + 1/ok_config)) - 1) — a config is behind only where
-// the records can tell; `band` alone with no noise or no records.
+// their log speedups (exp(kOneSidedZ95 x noise x sqrt(1/ok_best + 1/ok_config)) - 1) — a config is behind only
+// where the records can tell; `band` alone with no noise or no records.
+inline constexpr double kOneSidedZ95 = 1.645;
 double TieBand(double band, double record_noise, size_t ok_best, size_t ok_config);
 
 // How `config` stands against the best config at `shape` (ShapeScores::Best): the best itself; tied with it

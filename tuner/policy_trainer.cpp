@@ -249,7 +249,6 @@ Result<PolicyFile> TrainPolicy(const Workload& workload, const SearchSpace& spac
     folds_options.epochs = options.critic_epochs;
     folds_options.hidden = options.hidden;
     folds_options.pessimism = options.pessimism;
-    folds_options.record_noise = record_noise;
     const std::vector<FoldOutcome> folds =
         LeaveOneShapeOut(space, features, observations, records, scores, shapes, folds_options);
     file.calibration = CalibrationFromFolds(folds);
@@ -287,7 +286,7 @@ Result<PolicyFile> TrainPolicy(const Workload& workload, const SearchSpace& spac
     report->shapes = shapes.size();
     report->critic_loss = agent.critic().TrainingLoss();
     report->record_noise = record_noise;
-    report->label_band = TieBand(kNoiseBand, record_noise, 1, 1);
+    report->label_tie_band = TieBand(kNoiseBand, record_noise, 1, 1);
     report->fallback = space.ToString(fallback);
     if (!file.critic_members.empty() && !file.table.empty()) {
       double sum = 0;

@@ -44,7 +44,7 @@ struct TrainReport {
   // A record's noise as the database shows it (config_scores.h: EstimateRecordNoise; 0: too few changes to say)
   // and the tie band it gives the labels between two configs of one record each (TieBand).
   double record_noise = 0;
-  double label_band = kNoiseBand;
+  double label_tie_band = kNoiseBand;
   size_t policy_agrees = 0;  // tuned shapes where the policy's own choice (PolicyModel::Decide) is the table's best
   // ... where it is the best or tied with it within kNoiseBand (config_scores.h: StandingAt), and where its
   // choice was never measured ok there, so no one can say.

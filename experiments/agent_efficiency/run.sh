@@ -10,7 +10,7 @@
 set -euo pipefail
 source "$(dirname "$0")/../common.sh"
 crmap_experiment_args "$root/experiments/agent_efficiency/results" "$@"
-[ "$workloads" = "bert_ffn bert_attention resnet_bottleneck resnet_stem dlrm_mlp" ] && workloads="dlrm_mlp bert_ffn resnet_stem"
+[ "$workloads_given" = 1 ] || workloads="dlrm_mlp bert_ffn resnet_stem"
 declare -A distribution=([dlrm_mlp]=dlrm_mlp_online [bert_ffn]=bert_ffn_chat [resnet_stem]=resnet_stem_thumbnails
                          [resnet_bottleneck]=resnet_bottleneck_thumbnails [bert_attention]=bert_attention_short_queries)
 shapes=8

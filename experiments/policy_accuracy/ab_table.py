@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Table of experiments/policy_accuracy/ab_campaigns.sh: build A's policy against build B's, per seed and summed up.
+"""Table of experiments/policy_accuracy/ab_campaigns.sh (or ab_training.sh, whose "seed" N is its N-th source
+folder): build A's policy against build B's, per seed and summed up.
 
 usage: ab_table.py OUT_DIR
 Reads OUT_DIR/b_seed<N>/<workload>_evaluate.json (B's policy is "crmap policy (hook)", A's "compared policy
@@ -35,7 +36,7 @@ def main():
     seed_dirs = sorted((int(match.group(1)), path) for path in glob.glob(os.path.join(out, "b_seed*"))
                        if (match := re.search(r"b_seed(\d+)$", path)))
     if not seed_dirs:
-        sys.exit(f"no b_seed<N> folder in {out}: run ab_campaigns.sh first")
+        sys.exit(f"no b_seed<N> folder in {out}: run ab_campaigns.sh or ab_training.sh first")
     host = ""
     for seed, seed_dir in seed_dirs:
         version = os.path.join(seed_dir, "version.txt")
@@ -47,7 +48,7 @@ def main():
                 report = json.load(f)
             methods = {m["method"]: m for m in report["methods"]}
             if POLICY_A not in methods:
-                sys.exit(f"{path} holds no '{POLICY_A}': was it evaluated by ab_campaigns.sh?")
+                sys.exit(f"{path} holds no '{POLICY_A}': was it evaluated by ab_campaigns.sh or ab_training.sh?")
             runs.setdefault(workload, []).append((seed, methods))
     print(f"{host}\n")
     print("Per seed: CTMA, geo-mean, worst shape (A and B measured in the same interleaved runs)\n")

@@ -7,11 +7,13 @@
 # --compare-policy` measures both in the same interleaved runs against one oracle per held-out shape. ab_table.py
 # prints the table ("seed" N is the N-th source, named in OUT/sources.txt). A source without a workload's
 # campaign is skipped for it. The copies are removed once evaluated (the policies and reports stay; each
-# policy's training metadata names the database by path and digest). Rerunning copies them again and skips every
-# step whose output exists (budgeted.sh's rule).
+# policy's training metadata names the copy's path, gone, and its digest, which is the source's <w>.jsonl's).
+# Rerunning copies them again and skips every step whose output exists (budgeted.sh's rule).
 #
 # The sources must have been measured at the ISA given here (--isa avx2 for folders measured with oneDNN capped
-# at AVX2): the oracle is measured now, the labels came from then.
+# at AVX2): the oracle is measured now, the labels came from then. HELD_OUT, OBJECTIVE (and SHARE, TUNED for the
+# budgets budgeted.sh prints) pass through to budgeted.sh; each b_seed<N> keeps its source's protocol.txt and
+# budgets.txt, and source.txt names the source (a rerun with the sources in another order is refused).
 #
 # usage: CRMAP_A=<crmap of the baseline> [CRMAP_B=build/crmap]
 #          experiments/policy_accuracy/ab_training.sh --out DIR --workloads LIST [--isa host|avx2] [--rounds N]
@@ -21,7 +23,8 @@ here="$(cd "$(dirname "$0")" && pwd)"
 crmap_b=${CRMAP_B:-$here/../../build/crmap}; crmap_a=${CRMAP_A:-}
 [ -n "$crmap_a" ] && [ -x "$crmap_a" ] || { echo "CRMAP_A must name the baseline's crmap (executable)" >&2; exit 2; }
 [ -x "$crmap_b" ] || { echo "CRMAP_B=$crmap_b is not executable (build crmap first: scripts/build.sh)" >&2; exit 2; }
-[ "$(readlink -f "$crmap_a")" != "$(readlink -f "$crmap_b")" ] || { echo "CRMAP_A and CRMAP_B are one build" >&2; exit 2; }
+[ "$(readlink -f "$crmap_a")" != "$(readlink -f "$crmap_b")" ] ||
+  { echo "CRMAP_A and CRMAP_B are one build" >&2; exit 2; }
 out=""; workloads=""; pass=(); sources=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -45,9 +48,16 @@ n=0
 : > "$out/sources.txt.tmp"
 for source in "${sources[@]}"; do
   n=$((n + 1))
-  echo "$n $(realpath --relative-to="$here/../.." "$source")" >> "$out/sources.txt.tmp"
+  named="$(realpath --relative-to="$here/../.." "$source")"
+  echo "$n $named" >> "$out/sources.txt.tmp"
   dir="$out/b_seed$n"
   mkdir -p "$dir"
+  if [ -s "$dir/source.txt" ] && [ "$(cat "$dir/source.txt")" != "$named" ]; then
+    echo "$dir holds the results of $(cat "$dir/source.txt"), not of $named: give the sources in their first" \
+      "order, or another --out" >&2
+    exit 2
+  fi
+  echo "$named" > "$dir/source.txt"
   have=""
   for workload in $workloads; do
     [ -s "$source/$workload.jsonl" ] && [ -s "$source/${workload}_tune.json" ] || continue
@@ -62,8 +72,12 @@ for source in "${sources[@]}"; do
     [ "${pass[i]}" = --workloads ] && pass_here+=(--workloads "${have# }") || pass_here+=("${pass[i]}" "${pass[i + 1]}")
   done
   CRMAP="$crmap_b" BASELINE_CRMAP="$crmap_a" "$here/budgeted.sh" "${pass_here[@]}" --out "$dir" > /dev/null
-  { echo "campaigns (not run here) from $(realpath --relative-to="$here/../.." "$source"), whose protocol was:"
-    cat "$source/protocol.txt" 2>/dev/null || echo "(no protocol.txt)"; } >> "$dir/protocol.txt"
+  held_out_line="$(sed -n 's/.*agent [a-z]* seed [0-9]*; //p' "$dir/protocol.txt" | head -1)"
+  # budgeted.sh wrote its own protocol and budgets (of a campaign it did not run): the source's stand
+  { echo "campaigns (not run here) from $named, whose protocol was:"
+    cat "$source/protocol.txt" 2>/dev/null || echo "(no protocol.txt)"
+    echo "evaluated here: $held_out_line"; } > "$dir/protocol.txt"
+  [ ! -s "$source/budgets.txt" ] || cp "$source/budgets.txt" "$dir/budgets.txt"
   for workload in $have; do  # the campaigns stay in their source folder (a rerun copies them again)
     rm -f "$dir/$workload.jsonl" "$dir/${workload}_tune.json"
   done

@@ -15,6 +15,9 @@
 # <w>.baseline.policy from the database with that build, and `evaluate --compare-policy` measures its picks in
 # the same interleaved runs as the policy's. STOP_AFTER=tune|train ends each workload after that step.
 #
+# CAMPAIGN_SHAPES=<n> spreads the same budget (still SHARE x plan configs x TUNED) over n shapes of the
+# distribution instead of TUNED: fewer shapes, more measurements each.
+#
 # Active learning over shapes: EXPLORE=<share> (e.g. 0.25) keeps that share of the budget back; the campaign on
 # the TUNED shapes spends the rest, `crmap train` learns <w>.stage1.policy from it, `crmap suggest` picks SUGGEST
 # (4) shapes of the distribution where that policy is least confident (<w>_suggest.json), and a second campaign
@@ -25,18 +28,20 @@
 # usage: experiments/policy_accuracy/budgeted.sh [--workloads LIST] [--isa host|avx2] [--out DIR]
 #   (default workloads: the held-out set, then the five built-ins)
 #   [--rounds N]  env: SHARE=0.10 TUNED=8 HELD_OUT=8 AGENT=rl SEED=1 OBJECTIVE=median BASELINE_CRMAP= STOP_AFTER=
-#                      EXPLORE=0 SUGGEST=4 COMPARE_WITH= SHAPE_CHOICE=draws
+#                      EXPLORE=0 SUGGEST=4 COMPARE_WITH= SHAPE_CHOICE=draws CAMPAIGN_SHAPES=TUNED
 set -euo pipefail
 source "$(dirname "$0")/../common.sh"
 results_by_isa=1  # results/budgeted/<the ISA crmap runs on> (avx2 under --isa avx2; version.txt says which host)
 crmap_experiment_args "$root/experiments/policy_accuracy/results/budgeted" "$@"
-[ "$workloads" = "bert_ffn bert_attention resnet_bottleneck resnet_stem dlrm_mlp" ] &&
+[ "$workloads_given" = 1 ] ||
   workloads="$CRMAP_HELD_OUT bert_ffn bert_attention resnet_bottleneck resnet_stem dlrm_mlp"
 share=${SHARE:-0.10}; tuned=${TUNED:-8}; held_out=${HELD_OUT:-8}; agent=${AGENT:-rl}; seed=${SEED:-1}
 eval_rounds=$rounds; objective=${OBJECTIVE:-median}; baseline_crmap=${BASELINE_CRMAP:-}; stop_after=${STOP_AFTER:-}
 case "$stop_after" in ""|tune|train) ;; *) echo "STOP_AFTER must be tune or train" >&2; exit 2 ;; esac
 explore=${EXPLORE:-0}; suggest_count=${SUGGEST:-4}; compare_with=${COMPARE_WITH:-}
 shape_choice=${SHAPE_CHOICE:-draws}
+campaign_shapes=${CAMPAIGN_SHAPES:-$tuned}
+[[ "$campaign_shapes" =~ ^[1-9][0-9]*$ ]] || { echo "CAMPAIGN_SHAPES must be a whole number >= 1" >&2; exit 2; }
 case "$shape_choice" in draws|cover) ;; *) echo "SHAPE_CHOICE must be draws or cover" >&2; exit 2 ;; esac
 shape_choice_args=()  # draws is every build's default; builds before the flag (ab_campaigns.sh's CRMAP_A) lack it
 [ "$shape_choice" = draws ] || shape_choice_args=(--shape-choice "$shape_choice")
@@ -55,6 +60,8 @@ for workload in $workloads; do
   [ -n "${distribution[$workload]:-}" ] || { echo "no distribution chosen for '$workload' in $0" >&2; exit 2; }
 done
 echo "protocol: share $share of plan configs x $tuned tuned shapes ($shape_choice), agent $agent seed $seed; $held_out held-out shapes, $eval_rounds rounds, objective $objective" > "$out/protocol.txt"
+[ "$campaign_shapes" = "$tuned" ] ||
+  echo "campaign: that budget spread over $campaign_shapes shapes (CAMPAIGN_SHAPES)" >> "$out/protocol.txt"
 [ "$exploring" = 0 ] ||
   echo "explore: $explore of each budget on $suggest_count suggested shapes (crmap suggest)" >> "$out/protocol.txt"
 
@@ -75,9 +82,9 @@ for workload in $workloads; do
   fi
   if [ ! -s "$out/${workload}_tune.json" ]; then
     echo "== $workload: $agent campaign, $((budget - explore_budget)) of $budget measurements" \
-      "(${share} of $plan plan configs x $tuned shapes)" >&2
+      "(${share} of $plan plan configs x $tuned shapes), over $campaign_shapes shapes" >&2
     rm -f "$db"
-    "$crmap" tune --workload "$w" --shapes "$shapes" --num-shapes "$tuned" \
+    "$crmap" tune --workload "$w" --shapes "$shapes" --num-shapes "$campaign_shapes" \
       ${shape_choice_args[@]+"${shape_choice_args[@]}"} --agent "$agent" --seed "$seed" --budget "$((budget - explore_budget))" --db "$db" --no-confirm \
       --objective "$objective" --json \
       > "$out/${workload}_tune.json"

@@ -9,7 +9,7 @@
 set -euo pipefail
 source "$(dirname "$0")/../common.sh"
 crmap_experiment_args "$root/experiments/policy_accuracy/results" "$@"
-[ "$workloads" = "bert_ffn bert_attention resnet_bottleneck resnet_stem dlrm_mlp" ] && workloads="bert_ffn resnet_bottleneck"
+[ "$workloads_given" = 1 ] || workloads="bert_ffn resnet_bottleneck"
 declare -A distribution=([bert_ffn]=bert_ffn_chat [resnet_bottleneck]=resnet_bottleneck_mixed)
 declare -A database=([bert_ffn]="$root/experiments/agent_efficiency/results/bert_ffn_grid.jsonl"
                      [resnet_bottleneck]="$out/resnet_bottleneck_grid.jsonl")

@@ -66,10 +66,24 @@ class LeaveOneShapeOutTest : public ::testing::Test {
     r.anchor = space_.ToString(space_.Default());
     return r;
   }
+  // The default at batch 1, 64 and 1024 (three_shapes_), then each (batch, config, ratio to the default).
+  std::vector<TuningRecord> ThreeShapeRecords(const std::vector<std::tuple<int64_t, Config, double>>& measured) {
+    std::vector<TuningRecord> records;
+    for (const Dims& dims : three_shapes_) records.push_back(Record(dims.at("batch"), space_.Default(), 1.0));
+    for (const auto& [batch, config, ratio] : measured) records.push_back(Record(batch, config, ratio));
+    return records;
+  }
   Workload workload_ = testing::MustLoad("dlrm_mlp");
   SearchSpace space_ = testing::MustSpace(workload_, 2);
   Config x_ = testing::MustConfig(space_, "weights=packed");
   Config y_ = testing::MustConfig(space_, "threads=1");
+  // Five configs of the fold tests: P and Q as X and Y, then R, F, G.
+  const Config& p_ = x_;
+  const Config& q_ = y_;
+  Config r_ = testing::MustConfig(space_, "precision=bf16");
+  Config f_ = testing::MustConfig(space_, "fuse.fc1=bias");
+  Config g_ = testing::MustConfig(space_, "fuse.fc2=bias");
+  std::vector<Dims> three_shapes_ = {{{"batch", 1}}, {{"batch", 64}}, {{"batch", 1024}}};
 };
 
 TEST_F(LeaveOneShapeOutTest, ACriticNeverSeesTheShapeItIsJudgedOn) {
@@ -116,41 +130,33 @@ TEST_F(LeaveOneShapeOutTest, ACriticNeverSeesTheShapeItIsJudgedOn) {
 // larger speedup). The fallback among configs measured at every shape: with batch 1, F (worst case 1.25x);
 // without it, G (1.43x at 64 and 1024, 0.5x at batch 1).
 TEST_F(LeaveOneShapeOutTest, AFoldsCandidatesAreChosenWithoutTheShapeLeftOut) {
-  const Config p = testing::MustConfig(space_, "weights=packed");
-  const Config q = testing::MustConfig(space_, "threads=1");
-  const Config r = testing::MustConfig(space_, "precision=bf16");
-  const Config f = testing::MustConfig(space_, "fuse.fc1=bias");
-  const Config g = testing::MustConfig(space_, "fuse.fc2=bias");
-  std::vector<TuningRecord> records;
-  for (int64_t batch : {1, 64, 1024}) records.push_back(Record(batch, space_.Default(), 1.0));
-  for (const auto& [batch, config, ratio] : std::vector<std::tuple<int64_t, Config, double>>{
-           {1, p, 0.25}, {1, q, 1.25}, {64, p, 1 / 1.96}, {64, q, 0.5}, {1024, r, 0.4},
-           {1, f, 0.5}, {64, f, 0.8}, {1024, f, 0.8}, {1, g, 2.0}, {64, g, 0.7}, {1024, g, 0.7}})
-    records.push_back(Record(batch, config, ratio));
-  const std::vector<Dims> shapes = {{{"batch", 1}}, {{"batch", 64}}, {{"batch", 1024}}};
+  const std::vector<TuningRecord> records = ThreeShapeRecords(
+      {{1, p_, 0.25}, {1, q_, 1.25}, {64, p_, 1 / 1.96}, {64, q_, 0.5}, {1024, r_, 0.4},
+       {1, f_, 0.5}, {64, f_, 0.8}, {1024, f_, 0.8}, {1, g_, 2.0}, {64, g_, 0.7}, {1024, g_, 0.7}});
   const auto scores = ScoreConfigs(space_, records);
   // Everything counted: P labels batch 64 and F is the fallback.
-  ASSERT_EQ(NoiseAwareLabel(scores, shapes[1])->config, space_.ToString(p));
-  ASSERT_EQ(ChooseFallback(space_, records, shapes), f);
-  const std::vector<Config> candidates = FoldCandidates(space_, records, scores, shapes, shapes[0]);
-  EXPECT_EQ(candidates, (std::vector<Config>{q, r, g}));
+  ASSERT_EQ(NoiseAwareLabel(scores, three_shapes_[1])->config, space_.ToString(p_));
+  ASSERT_EQ(ChooseFallback(space_, records, three_shapes_), f_);
+  const std::vector<Config> candidates = FoldCandidates(space_, records, scores, three_shapes_, three_shapes_[0]);
+  EXPECT_EQ(candidates, (std::vector<Config>{q_, r_, g_}));
 }
 
-// A fold's labels follow the trainer's tie rule, a record's noise included: at batch 1024 Q beats P by 8% in one
-// record each; P is best at 64. Without noise Q labels 1024; with a noise of 0.04 (ties within 9.8%) P, tied at
-// both shapes, labels both — and is the fallback (the best worst case), so it is the only candidate.
-TEST_F(LeaveOneShapeOutTest, AFoldsLabelsTieWithinTheRecordNoiseTheTrainerUses) {
-  const Config p = testing::MustConfig(space_, "weights=packed");
-  const Config q = testing::MustConfig(space_, "threads=1");
-  std::vector<TuningRecord> records;
-  for (int64_t batch : {1, 64, 1024}) records.push_back(Record(batch, space_.Default(), 1.0));
-  for (const auto& [batch, config, ratio] : std::vector<std::tuple<int64_t, Config, double>>{
-           {1, p, 0.5}, {1, q, 0.6}, {64, p, 0.5}, {64, q, 1 / 1.5}, {1024, p, 0.5}, {1024, q, 1 / 2.16}})
-    records.push_back(Record(batch, config, ratio));
-  const std::vector<Dims> shapes = {{{"batch", 1}}, {{"batch", 64}}, {{"batch", 1024}}};
+// A fold's labels follow the trainer's tie rule, ties within the record noise the scores left show included: at
+// batch 1024 Q beats P by 8% in one record each; P is best at 64. Five configs measured at 64 and 1024 show a
+// noise at the cap (ties within 20%): P, tied at both shapes, labels both — and is the fallback (the best worst
+// case), so it is the only candidate. Without the noise Q would label 1024.
+TEST_F(LeaveOneShapeOutTest, AFoldsLabelsTieWithinTheRecordNoiseOfTheScoresLeft) {
+  const std::vector<TuningRecord> records = ThreeShapeRecords(
+      {{1, p_, 1 / 2.0}, {1, q_, 1 / 1.6}, {64, p_, 1 / 2.0}, {64, q_, 1 / 1.5}, {64, r_, 1 / 1.3},
+       {64, f_, 1 / 1.2}, {64, g_, 1 / 1.1}, {1024, p_, 1 / 2.0}, {1024, q_, 1 / 2.16},
+       {1024, r_, 1 / (1.3 * std::exp(0.05))}, {1024, f_, 1 / (1.2 * std::exp(-0.05))},
+       {1024, g_, 1 / (1.1 * std::exp(0.1))}});
   const auto scores = ScoreConfigs(space_, records);
-  EXPECT_EQ(FoldCandidates(space_, records, scores, shapes, shapes[0]), (std::vector<Config>{p, q}));
-  EXPECT_EQ(FoldCandidates(space_, records, scores, shapes, shapes[0], 0.04), (std::vector<Config>{p}));
+  auto scores_left = scores;
+  scores_left.erase(three_shapes_[0]);
+  ASSERT_EQ(EstimateRecordNoise(scores_left), kMaxRecordNoise);
+  ASSERT_EQ(NoiseAwareLabel(scores_left, three_shapes_[2])->config, space_.ToString(q_));  // the 5% band alone
+  EXPECT_EQ(FoldCandidates(space_, records, scores, three_shapes_, three_shapes_[0]), (std::vector<Config>{p_}));
 }
 
 }  // namespace

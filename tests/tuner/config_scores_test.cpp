@@ -190,57 +190,85 @@ TEST_F(ConfigScoresTest, TheLabelAmongTiedConfigsIsTheOneTiedAtMostShapesNotTheL
   EXPECT_EQ(NoiseAwareLabel(even, mid), nullptr);  // not a shape of the scores
 }
 
-// Scores of configs "D" (the default) and "X0".."X<n-1>" at shapes n=1 and n=2: every X is 2x at n=2 and 2x
-// exp(changes[i]) at n=1, so the change of its log speedup between the two shapes is changes[i] (D's is 0).
-std::map<Dims, ShapeScores> TwoShapes(const std::vector<double>& changes) {
-  static std::vector<TuningRecord> records;  // ScoreConfigs keeps pointers for the call only
-  records.clear();
-  for (int64_t n : {1, 2}) {
+// Scores of configs "D" (the default) and "X0".."X<n-1>" at shapes n = first and n = second: every X is `level`x
+// at the second and level x exp(changes[i]) at the first, so the change of its log speedup between the two is
+// changes[i]. `records` keeps the records the returned scores were made from.
+std::map<Dims, ShapeScores> AddShapePair(std::vector<TuningRecord>* records, int64_t first, int64_t second,
+                                         const std::vector<double>& changes, double level = 2) {
+  for (int64_t n : {first, second}) {
     TuningRecord d;
     d.dims = {{"n", n}};
     d.config = "D";
     d.status = "ok";
     d.median_us = 100;
-    records.push_back(d);
+    records->push_back(d);
     for (size_t i = 0; i < changes.size(); ++i) {
       TuningRecord x = d;
       x.config = "X" + std::to_string(i);
       x.anchor = "D";
-      x.ratio_to_anchor = n == 2 ? 0.5 : 0.5 / std::exp(changes[i]);
+      x.ratio_to_anchor = (n == second ? 1 : 1 / std::exp(changes[i])) / level;
       x.median_us = 100 * x.ratio_to_anchor;
-      records.push_back(x);
+      records->push_back(x);
     }
   }
   std::vector<const TuningRecord*> pointers;
-  for (const TuningRecord& r : records) pointers.push_back(&r);
+  for (const TuningRecord& r : *records) pointers.push_back(&r);
   return ScoreConfigs(pointers, [](const std::string& c) { return c == "D"; });
 }
 
-TEST_F(ConfigScoresTest, ARecordsNoiseIsTheRobustSpreadOfEachConfigsChangeBetweenNeighbouringShapes) {
-  // Changes -0.06 .. 0.06 and D's 0: around their median (0) the median absolute deviation is 0.02.
+std::map<Dims, ShapeScores> TwoShapes(const std::vector<double>& changes) {
+  std::vector<TuningRecord> records;
+  return AddShapePair(&records, 1, 2, changes);
+}
+
+TEST_F(ConfigScoresTest, ARecordsNoiseIsTheMedianDifferenceOfTwoConfigsChangesBetweenNeighbouringShapes) {
+  // 28 differences between the changes -0.06 .. 0.06; their median is 0.04, two records' noise each side.
   const std::vector<double> changes = {-0.06, -0.04, -0.02, 0, 0, 0.02, 0.04, 0.06};
-  EXPECT_NEAR(EstimateRecordNoise(TwoShapes(changes)), 1.4826 * 0.02 / std::sqrt(2.0), 1e-9);
-  // A change common to the configs is the shapes' own difference, not noise: deviations are taken around the
-  // median change. (D is 1x at both shapes by definition, its change 0 an outlier here: two more X configs at the
-  // common change keep the median absolute deviation at 0.02.)
+  EXPECT_NEAR(EstimateRecordNoise(TwoShapes(changes)), 0.04 / (2 * 0.6745), 1e-9);
+  // A change common to every config is the shapes' own difference, not noise; the default (1x by definition,
+  // its change always 0) is left out, or it would count as a config that did not move.
   std::vector<double> shifted = changes;
   for (double& c : shifted) c += 0.3;
-  shifted.push_back(0.3);
-  shifted.push_back(0.3);
-  EXPECT_NEAR(EstimateRecordNoise(TwoShapes(shifted)), 1.4826 * 0.02 / std::sqrt(2.0), 1e-9);
-  // Too few changes to say (7 with D): 0, and the fixed band alone decides.
-  EXPECT_EQ(EstimateRecordNoise(TwoShapes({-0.06, -0.02, 0, 0.02, 0.04, 0.06})), 0);
-  // One shape: no neighbour.
+  EXPECT_NEAR(EstimateRecordNoise(TwoShapes(shifted)), 0.04 / (2 * 0.6745), 1e-9);
+  // Five configs give 10 differences, four only 6: too few to say, 0 (the fixed band alone decides).
+  EXPECT_GT(EstimateRecordNoise(TwoShapes({-0.04, -0.02, 0, 0.02, 0.04})), 0);
+  EXPECT_EQ(EstimateRecordNoise(TwoShapes({-0.04, -0.02, 0.02, 0.04})), 0);
+  // No spread: 0. One shape: no neighbour. Wild changes: capped.
+  EXPECT_EQ(EstimateRecordNoise(TwoShapes({0.1, 0.1, 0.1, 0.1, 0.1, 0.1})), 0);
   auto one = TwoShapes(changes);
   one.erase(one.begin());
   EXPECT_EQ(EstimateRecordNoise(one), 0);
-  // Wild changes are capped.
   EXPECT_EQ(EstimateRecordNoise(TwoShapes({-3, -2, -1, 0, 1, 2, 3, 4})), kMaxRecordNoise);
+}
+
+TEST_F(ConfigScoresTest, ARecordsNoiseComparesEachShapeWithItsNearestOnlyAndSkipsConfigsThatFailed) {
+  // Shapes 1 and 2 (changes 0.01 apart), 64 and 128 (0.05 apart): each shape's nearest is its partner, so the
+  // 20 differences are 10 of each pair (median 0.045). Pairing 2 with 64 too would add 10 more like 64-128's
+  // (median 0.05).
+  std::vector<TuningRecord> records;
+  AddShapePair(&records, 1, 2, {0, 0.01, 0.02, 0.03, 0.04});
+  auto scores = AddShapePair(&records, 64, 128, {0, 0.05, 0.10, 0.15, 0.20}, 3);
+  EXPECT_NEAR(EstimateRecordNoise(scores), 0.045 / (2 * 0.6745), 1e-9);
+  // A config that failed at one shape of a pair has no change there.
+  TuningRecord failed = records.front();
+  failed.config = "X9";
+  failed.status = "error";
+  records.push_back(failed);  // at n=1 only failed; at n=2 it ran
+  failed.dims = {{"n", 2}};
+  failed.status = "ok";
+  failed.anchor = "D";
+  failed.ratio_to_anchor = 0.01;
+  records.push_back(failed);
+  std::vector<const TuningRecord*> pointers;
+  for (const TuningRecord& r : records) pointers.push_back(&r);
+  auto with_failure = ScoreConfigs(pointers, [](const std::string& c) { return c == "D"; });
+  ASSERT_FALSE(with_failure.at({{"n", 1}}).configs.at("X9").ran());
+  EXPECT_NEAR(EstimateRecordNoise(with_failure), 0.045 / (2 * 0.6745), 1e-9);
 }
 
 TEST_F(ConfigScoresTest, TheTieBandWidensToWhatSingleRecordsCannotTellApartAndNarrowsWithMoreRecords) {
   EXPECT_EQ(TieBand(kNoiseBand, 0, 1, 1), kNoiseBand);
-  EXPECT_NEAR(TieBand(kNoiseBand, 0.04, 1, 1), std::exp(1.645 * 0.04 * std::sqrt(2.0)) - 1, 1e-12);  // 9.8%
+  EXPECT_NEAR(TieBand(kNoiseBand, 0.04, 1, 1), std::exp(kOneSidedZ95 * 0.04 * std::sqrt(2.0)) - 1, 1e-12);  // 9.8%
   EXPECT_LT(TieBand(kNoiseBand, 0.04, 2, 2), TieBand(kNoiseBand, 0.04, 1, 1));
   EXPECT_EQ(TieBand(kNoiseBand, 0.04, 8, 8), kNoiseBand);  // 3.3% with 8 records each: the band is the floor
   EXPECT_EQ(TieBand(kNoiseBand, 0.04, 0, 1), kNoiseBand);

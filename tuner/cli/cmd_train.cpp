@@ -50,7 +50,7 @@ int RunTrain(int argc, char** argv) {
   if (!trained.ok()) return Fail(trained);
   Json json = {{"policy", out}, {"workload", workload}, {"records", report.records}, {"records_ignored", report.ignored}, {"shapes", report.shapes},
                {"critic_mse", report.critic_loss}, {"record_noise", report.record_noise},
-               {"label_tie_band", report.label_band}, {"policy_agrees_with_table", report.policy_agrees},
+               {"label_tie_band", report.label_tie_band}, {"policy_agrees_with_table", report.policy_agrees},
                {"policy_within_noise_of_best", report.policy_within_noise},
                {"policy_choice_unmeasured", report.policy_choice_unmeasured},
                {"fallback", report.fallback}, {"critic_members", train.critic_members},
@@ -71,10 +71,10 @@ int RunTrain(int argc, char** argv) {
                 report.fallback.c_str(), train.critic_members, report.mean_table_confidence);
     if (report.record_noise > 0)
       std::printf("  a record's noise as the database shows it %.3f (log speedup): labels tie configs of one record "
-                  "each within %.1f%%\n", report.record_noise, 100 * report.label_band);
+                  "each within %.1f%%\n", report.record_noise, 100 * report.label_tie_band);
     else
-      std::printf("  too few configs measured at neighbouring shapes to estimate a record's noise: labels tie "
-                  "within %.0f%%\n", 100 * kNoiseBand);
+      std::printf("  no record noise estimated (too few configs measured at two neighbouring shapes, or no spread "
+                  "between them): labels tie within %.0f%%\n", 100 * kNoiseBand);
     if (report.calibration_folds > 0)
       std::printf("  each tuned shape left out in turn: the ensemble's choice there stood within %.0f%% of the best "
                   "measured at %zu of %zu (never measured there: %zu)\n",
