@@ -32,9 +32,9 @@ std::vector<CalibrationBin> CalibrationFromFolds(const std::vector<FoldOutcome>&
   return bins;
 }
 
-std::vector<Config> FoldCandidates(const SearchSpace& space, const std::vector<TuningRecord>& records,
-                                   const std::map<Dims, ShapeScores>& scores, const std::vector<Dims>& shapes,
-                                   const Dims& held_out) {
+FoldCandidateSet FoldCandidates(const SearchSpace& space, const std::vector<TuningRecord>& records,
+                                const std::map<Dims, ShapeScores>& scores, const std::vector<Dims>& shapes,
+                                const Dims& held_out) {
   std::map<Dims, ShapeScores> scores_left = scores;
   scores_left.erase(held_out);
   std::vector<TuningRecord> records_left;
@@ -53,7 +53,13 @@ std::vector<Config> FoldCandidates(const SearchSpace& space, const std::vector<T
   }
   const Config fallback = ChooseFallback(space, records_left, shapes_left);
   if (seen.insert(space.ToString(fallback)).second) candidates.push_back(fallback);
-  return candidates;
+  FoldCandidateSet set;
+  const Config incumbent = ChooseStaticPlan(space, records_left, shapes_left);
+  auto found = std::find(candidates.begin(), candidates.end(), incumbent);
+  set.incumbent = static_cast<size_t>(found - candidates.begin());
+  if (found == candidates.end()) candidates.push_back(incumbent);
+  set.configs = std::move(candidates);
+  return set;
 }
 
 std::vector<FoldOutcome> LeaveOneShapeOut(const SearchSpace& space, const FeatureSpec& features,
@@ -66,7 +72,8 @@ std::vector<FoldOutcome> LeaveOneShapeOut(const SearchSpace& space, const Featur
   size_t fold_index = 0;
   for (const Dims& held_out : shapes) {
     ++fold_index;
-    const std::vector<Config> candidates = FoldCandidates(space, records, scores, shapes, held_out);
+    const FoldCandidateSet fold_candidates = FoldCandidates(space, records, scores, shapes, held_out);
+    const std::vector<Config>& candidates = fold_candidates.configs;
     if (candidates.empty()) continue;
 
     std::vector<const std::pair<Candidate, Evaluation>*> kept;
@@ -91,11 +98,12 @@ std::vector<FoldOutcome> LeaveOneShapeOut(const SearchSpace& space, const Featur
       predictions.push_back(critic.Predict(inputs));
     }
 
-    // The hook's rule (policy_model.h: Decide): the largest mean - pessimism x spread; agreement: the share of
-    // critics that predict the choice within log(1.05) of their own best.
+    // The hook's rule (policy_model.h: Decide): the largest mean - pessimism x spread, unless it beats the
+    // incumbent's by less than the switch margin; agreement: the share of critics that predict the choice within
+    // log(1.05) of their own best.
     const double pessimism = predictions.size() > 1 ? options.pessimism : 0.0;
     size_t choice = 0;
-    double best_score = -1e300;
+    double best_score = -1e300, incumbent_score = 0;
     for (size_t k = 0; k < candidates.size(); ++k) {
       double sum = 0, sum_squares = 0;
       for (const auto& critic : predictions) {
@@ -105,11 +113,14 @@ std::vector<FoldOutcome> LeaveOneShapeOut(const SearchSpace& space, const Featur
       const double mean = sum / static_cast<double>(predictions.size());
       const double variance = std::max(0.0, sum_squares / static_cast<double>(predictions.size()) - mean * mean);
       const double score = mean - pessimism * std::sqrt(variance);
+      if (k == fold_candidates.incumbent) incumbent_score = score;
       if (k == 0 || score > best_score) {
         best_score = score;
         choice = k;
       }
     }
+    if (choice != fold_candidates.incumbent && best_score <= incumbent_score + std::log1p(options.switch_margin))
+      choice = fold_candidates.incumbent;
     size_t agree = 0;
     for (const auto& critic : predictions) {
       double best = -1e300;  // as the hook folds it: a NaN prediction is never a critic's best

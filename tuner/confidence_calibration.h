@@ -6,10 +6,10 @@
 // unlike the tuned ones they can agree and all be wrong (issue 12 measured 80-100% agreement with 0-14% of the
 // decisions right). Calibration asks the data instead: for each tuned shape s, critics trained without any
 // observation of s choose among the configs a policy trained without s would screen there (the other tuned
-// shapes' labels and the fallback, each chosen without s: FoldCandidates), by the hook's rule (mean - pessimism x
-// spread); the choice is right when it was measured at s
-// and stands best or tied within the noise band there (config_scores.h: StandingAt). Those fold outcomes,
-// binned by agreement, give the rate the hook states for each band.
+// shapes' labels, the fallback and the incumbent, each chosen without s: FoldCandidates), by the hook's rule
+// (mean - pessimism x spread, the incumbent kept unless beaten by the switch margin); the choice is right when it
+// was measured at s and stands best or tied within the noise band there (config_scores.h: StandingAt). Those
+// fold outcomes, binned by agreement, give the rate the hook states for each band.
 //
 // LeaveOneShapeOut trains LibTorch critics (agents/cost_model.h); CalibrationFromFolds is a pure function.
 // Deterministic for a seed when LibTorch runs on one thread. Not thread-safe.
@@ -51,17 +51,25 @@ struct LeaveOneShapeOutOptions {
   int epochs = 800;
   int hidden = 32;
   double pessimism = 1;
+  double switch_margin = 0.05;  // the incumbent stays unless beaten by log(1 + this) (policy_model.h: Decide)
+};
+
+// What a fold screens: the configs, and which of them is the incumbent (an index into `configs`).
+struct FoldCandidateSet {
+  std::vector<Config> configs;
+  size_t incumbent = 0;
 };
 
 // The configs a policy trained without `held_out` would screen there: the noise-aware labels of the other
 // `shapes` (config_scores.h: NoiseAwareLabel over the scores without `held_out`, whose tie-break counts shapes,
-// tying within the record noise those scores show: EstimateRecordNoise, as the trainer's labels do)
-// and the fallback chosen without it (policy_trainer.h: ChooseFallback), distinct, in shape order, the fallback
-// last. The hook also screens the policy network's greedy config; a fold has no network of its own (training one
-// per fold would cost the policy's training again), so its choice is among these only.
-std::vector<Config> FoldCandidates(const SearchSpace& space, const std::vector<TuningRecord>& records,
-                                   const std::map<Dims, ShapeScores>& scores, const std::vector<Dims>& shapes,
-                                   const Dims& held_out);
+// tying within the record noise those scores show: EstimateRecordNoise, as the trainer's labels do), the
+// fallback and the incumbent chosen without it (policy_trainer.h: ChooseFallback, ChooseStaticPlan), distinct, in
+// shape order, then the fallback, then the incumbent unless it is one of those. The hook also screens the policy
+// network's greedy config; a fold has no network of its own (training one per fold would cost the policy's
+// training again), so its choice is among these only.
+FoldCandidateSet FoldCandidates(const SearchSpace& space, const std::vector<TuningRecord>& records,
+                                const std::map<Dims, ShapeScores>& scores, const std::vector<Dims>& shapes,
+                                const Dims& held_out);
 
 // One outcome per shape of `shapes` (in order) when there are at least two: critics trained on the
 // `observations` of every other shape choose among FoldCandidates by the hook's rule (policy_model.h: Decide).

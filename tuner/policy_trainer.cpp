@@ -153,6 +153,8 @@ Result<PolicyFile> TrainPolicy(const Workload& workload, const SearchSpace& spac
                                    "] with (1 + members) x hidden at most " + std::to_string(kMaxCriticFloats));
   if (!(options.pessimism >= 0 && options.pessimism <= 100))
     return Status::InvalidArgument("--pessimism must be in [0, 100]");
+  if (!(options.switch_margin >= 0 && options.switch_margin <= 1))
+    return Status::InvalidArgument("--switch-margin must be in [0, 1]");
 
   RlOptions rl_options;
   rl_options.policy_hidden = options.hidden;
@@ -237,6 +239,12 @@ Result<PolicyFile> TrainPolicy(const Workload& workload, const SearchSpace& spac
   file.latency_model = FitLatencyModel(x, y);
   Config fallback = ChooseFallback(space, records, shapes);
   for (int v : fallback.values) file.fallback.push_back(static_cast<uint32_t>(v));
+  // The static plan is the incumbent: away from the table the hook leaves it only for a predicted gain beyond
+  // the switch margin (measured: issue 12's static plan was ahead of the learned choice on dlrm_bottom_mlp, whose
+  // critics pick among configs within a few percent of each other; experiments/RESULTS.md).
+  const Config incumbent = ChooseStaticPlan(space, records, shapes);
+  for (int v : incumbent.values) file.incumbent.push_back(static_cast<uint32_t>(v));
+  file.switch_margin = options.switch_margin;
 
   // What the ensemble's agreement is worth at shapes it never saw: each tuned shape left out in turn
   // (confidence_calibration.h); the hook states the calibrated rate as each decision's confidence.
@@ -249,6 +257,7 @@ Result<PolicyFile> TrainPolicy(const Workload& workload, const SearchSpace& spac
     folds_options.epochs = options.critic_epochs;
     folds_options.hidden = options.hidden;
     folds_options.pessimism = options.pessimism;
+    folds_options.switch_margin = options.switch_margin;
     const std::vector<FoldOutcome> folds =
         LeaveOneShapeOut(space, features, observations, records, scores, shapes, folds_options);
     file.calibration = CalibrationFromFolds(folds);
@@ -288,6 +297,7 @@ Result<PolicyFile> TrainPolicy(const Workload& workload, const SearchSpace& spac
     report->record_noise = record_noise;
     report->label_tie_band = TieBand(kNoiseBand, record_noise, 1, 1);
     report->fallback = space.ToString(fallback);
+    report->incumbent = space.ToString(incumbent);
     if (!file.critic_members.empty() && !file.table.empty()) {
       double sum = 0;
       for (const TableEntry& entry : file.table) sum += entry.confidence;
@@ -315,6 +325,8 @@ Status TrainFromDatabase(const std::string& db_path, const std::string& workload
                          TrainOptions options, TrainReport* report, std::string* workload_name) {
   if (options.critic_epochs < 0 || options.policy_steps < 0)
     return Status::InvalidArgument("--critic-epochs and --policy-steps must be >= 0");
+  if (!(options.switch_margin >= 0 && options.switch_margin <= 1))  // before anything is read or logged
+    return Status::InvalidArgument("--switch-margin must be in [0, 1]");
   CRMAP_ASSIGN_OR_RETURN(TuningDbContents all, ReadTuningDb(db_path));
   CRMAP_ASSIGN_OR_RETURN(Workload workload, ResolveDbWorkload(all.records, workload_option, db_path));
   CRMAP_ASSIGN_OR_RETURN(SearchSpace space, SearchSpace::Build(workload));

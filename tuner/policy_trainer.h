@@ -5,8 +5,9 @@
 // (config_scores.h: NoiseAwareLabel) -> the rl agent learns them offline (critic on every observation, then the
 // policy towards each label and the critic's view of every shape) -> critic members on bootstrap resamples ->
 // PolicyFile: the knobs, dims and feature spec of the space, the policy, critic and member weights, the learned
-// mask, a latency model of the default config by shape (least squares on the tuned
-// shapes), the table of tuned shapes with their labels and the ensemble's confidence in each, a fallback config,
+// mask, a latency model of the default config by shape (least squares on the tuned shapes), the table of tuned
+// shapes with their labels and the ensemble's confidence in each, a fallback config, the incumbent (the static
+// plan, which a decision away from the table keeps unless the critics predict a gain beyond the switch margin),
 // the confidence calibration (each tuned shape left out in turn: tuner/confidence_calibration.h), the host the
 // database was measured on, and training metadata. Deterministic for a seed when LibTorch runs on one thread
 // (OMP_NUM_THREADS=1); with more, reductions may differ in the last bits between runs. Not thread-safe.
@@ -33,6 +34,9 @@ struct TrainOptions {
   // own seed): their spread is each decision's confidence (policy_model.h). 0: none (confidence unknown).
   int critic_members = 4;
   float pessimism = 1;  // a decision away from the table maximises mean - pessimism x spread of the critics
+  // ... but keeps the static plan (the incumbent) unless another config's score beats it by log(1 + this):
+  // policy_model.h, Decide. In [0, 1].
+  float switch_margin = 0.05f;
   std::string db_path;  // recorded in the training metadata
 };
 
@@ -51,6 +55,7 @@ struct TrainReport {
   size_t policy_within_noise = 0;
   size_t policy_choice_unmeasured = 0;
   std::string fallback;      // the fallback config's canonical string
+  std::string incumbent;     // the incumbent's (the static plan)
   double mean_table_confidence = -1;  // over the table's entries (-1 without critic members)
   // Leave-one-shape-out (confidence_calibration.h; none without critic members): folds run, folds whose choice
   // was measured at the shape left out, and of those where it stood within the noise band of the best there —

@@ -198,6 +198,7 @@ Status SetPolicyRuntimeKnobs(const RuntimeSetting& setting, PolicyFile* policy, 
   for (const auto& [knob, index] : changes) {
     policy->knobs[knob].default_index = index;
     if (knob < policy->fallback.size()) policy->fallback[knob] = index;
+    if (knob < policy->incumbent.size()) policy->incumbent[knob] = index;
   }
   if (!setting.thread_wait.empty())
     not_stored->push_back("thread_wait=" + setting.thread_wait + " (no knob of the policy: serve with --thread-wait " +

@@ -101,7 +101,7 @@ std::vector<RuntimeSetting> RuntimeGrid(const std::vector<int>& max_batch, const
                                         const std::vector<int64_t>& chunk = {0});
 
 // Writes `setting` into a policy's runtime knobs — batch, queue_delay_us, placement: each knob's default_index
-// and the fallback's value, which the hook answers with every decision (runtime/hook/policy_model.h). The policy
+// and the fallback's and incumbent's values, which the hook answers with every decision (runtime/hook/policy_model.h). The policy
 // has no thread_wait or chunk knob: a setting's thread_wait and chunk are named in *not_stored (serve with
 // --thread-wait, --chunk).
 // InvalidArgument naming the knob and the values it has when the setting's value is not one of them (`policy`

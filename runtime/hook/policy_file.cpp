@@ -200,6 +200,9 @@ void EncodePayload(const PolicyFile& f, Writer& w) {
     w.U32(bin.within);
     w.F32(bin.rate);
   }
+  w.U32(static_cast<uint32_t>(f.incumbent.size()));  // since version 5
+  for (uint32_t c : f.incumbent) w.U32(c);
+  w.F32(f.switch_margin);
 }
 
 PolicyFile DecodePayload(Reader& r, uint32_t version) {
@@ -285,6 +288,11 @@ PolicyFile DecodePayload(Reader& r, uint32_t version) {
       bin.rate = r.F32("calibration rate");
       f.calibration.push_back(bin);
     }
+  }
+  if (version >= 5) {
+    uint32_t incumbent = r.Count("incumbent", kMaxPolicyKnobs, 4);
+    for (uint32_t i = 0; i < incumbent && r.ok(); ++i) f.incumbent.push_back(r.U32("incumbent"));
+    f.switch_margin = r.F32("switch margin");
   }
   return f;
 }
@@ -454,6 +462,12 @@ Status ValidatePolicyFile(const PolicyFile& f) {
                                 "); measured figures are positive");
   }
   CRMAP_RETURN_IF_ERROR(CheckConfig(f.knobs, f.fallback, "fallback config"));
+  if (!f.incumbent.empty()) CRMAP_RETURN_IF_ERROR(CheckConfig(f.knobs, f.incumbent, "incumbent config"));
+  if (!(f.switch_margin >= 0 && f.switch_margin <= 1))
+    return Status::Corruption("the switch margin is " + std::to_string(f.switch_margin) + "; it must be in [0, 1]");
+  if (f.incumbent.empty() && f.switch_margin != 0)
+    return Status::Corruption("the policy has a switch margin of " + std::to_string(f.switch_margin) +
+                              " but no incumbent config to keep");
   return Status::Ok();
 }
 

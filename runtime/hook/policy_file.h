@@ -2,7 +2,7 @@
 // (docs/policy-format.md). Written by `crmap train`, read by the runtime hook (libcrmap_hook), which must not
 // need the workload files, LibTorch or oneDNN: the file carries everything — the knobs with their value names,
 // the dims with their ranges, the feature spec, the policy and critic weights, the table of tuned shapes, the
-// fallback config, the host it was tuned on and how it was trained.
+// fallback and incumbent configs, the host it was tuned on and how it was trained.
 //
 // Layout: magic "CRMAPPOL", u32 format version, u32 flags (0), u64 payload length, payload, u64 FNV-1a checksum
 // of everything before it. All integers little-endian; floats IEEE-754 binary32, strings u32 length + bytes,
@@ -22,8 +22,8 @@ namespace crmap {
 
 constexpr char kPolicyMagic[8] = {'C', 'R', 'M', 'A', 'P', 'P', 'O', 'L'};
 // Written; 2 added the workload's source, 3 the critic ensemble, the pessimism and the table's confidences, 4 the
-// confidence calibration.
-constexpr uint32_t kPolicyFormatVersion = 4;
+// confidence calibration, 5 the incumbent config and its switch margin.
+constexpr uint32_t kPolicyFormatVersion = 5;
 constexpr uint32_t kOldestPolicyFormatVersion = 1;  // read
 
 // Limits a decoder enforces before allocating: a file claiming more is corrupt.
@@ -142,6 +142,12 @@ struct PolicyFile {
   std::vector<float> latency_model;  // log(default latency, us) = sum_i w_i * dim_feature_i + w_last
   std::vector<TableEntry> table;
   std::vector<uint32_t> fallback;    // one value index per knob
+  // Since version 5: the config a decision away from the table keeps unless another candidate's score (mean -
+  // pessimism x spread of the critics) beats its own by log(1 + switch_margin) — `crmap train` stores the static
+  // plan, the best config over every tuned shape (policy_model.h: Decide). Empty (and a margin of 0): no
+  // incumbent, the best score wins (files before version 5).
+  std::vector<uint32_t> incumbent;  // empty or one value index per knob
+  float switch_margin = 0;           // in [0, 1]
   PolicyHost host;
   TrainingInfo training;
 };

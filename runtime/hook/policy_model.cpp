@@ -93,7 +93,7 @@ Result<std::unique_ptr<PolicyModel>> PolicyModel::Create(PolicyFile file) {
     if (size > UINT64_MAX / knob.values.size()) model->ids_fit_ = false;
     size *= knob.values.size();
   }
-  // The critic re-ranks the measured configs (table and fallback) against the policy's own choice; a config
+  // The critic re-ranks the measured configs (table, fallback, incumbent) against the policy's own choice; a config
   // holding a value the mask forbids is never offered, so a decision away from the table obeys the mask.
   auto offer = [&f, &candidates = model->candidates_](const std::vector<uint32_t>& config) {
     for (size_t k = 0; k < config.size(); ++k)
@@ -102,6 +102,14 @@ Result<std::unique_ptr<PolicyModel>> PolicyModel::Create(PolicyFile file) {
   };
   for (const auto& entry : f.table) offer(entry.config);
   offer(f.fallback);
+  if (!f.incumbent.empty()) {  // the incumbent is screened too; one the mask forbids is never kept
+    offer(f.incumbent);
+    auto found = std::find(model->candidates_.begin(), model->candidates_.end(), f.incumbent);
+    if (found != model->candidates_.end()) {
+      model->incumbent_index_ = found - model->candidates_.begin();
+      model->switch_log_margin_ = std::log1p(static_cast<double>(f.switch_margin));
+    }
+  }
   model->trunk1_ = Transpose(f.policy.trunk1);
   std::vector<const CriticWeights*> critics = {&f.critic};
   for (const auto& member : f.critic_members) critics.push_back(&member);
@@ -188,6 +196,7 @@ double PolicyModel::Screen(const int64_t* dims, const uint32_t* greedy, const ui
   const double pessimism = critic_count > 1 ? file_.pessimism : 0.0;
   double best_score = -1e300, chosen_mean = 0;
   long choice = -2;  // -2: none yet, -1: greedy (or forced), >= 0: a screened candidate
+  double incumbent_score = 0, incumbent_mean = 0, incumbent_predictions[kMaxCriticMembers + 1] = {};
   auto consider = [&](long index, const uint32_t* candidate) {
     double sum = 0, sum_squares = 0;
     for (size_t j = 0; j < critic_count; ++j) {
@@ -207,6 +216,11 @@ double PolicyModel::Screen(const int64_t* dims, const uint32_t* greedy, const ui
     const double mean = sum / static_cast<double>(critic_count);
     const double variance = std::max(0.0, sum_squares / static_cast<double>(critic_count) - mean * mean);
     const double score = mean - pessimism * std::sqrt(variance);
+    if (index >= 0 && index == incumbent_index_) {
+      incumbent_score = score;
+      incumbent_mean = mean;
+      std::copy(predictions, predictions + critic_count, incumbent_predictions);
+    }
     // The first candidate (greedy) is always taken, so non-finite predictions keep it, as before ensembles.
     if (forced ? index == -1 && candidate == forced : choice == -2 || score > best_score) {
       best_score = score;
@@ -218,6 +232,14 @@ double PolicyModel::Screen(const int64_t* dims, const uint32_t* greedy, const ui
   consider(-1, greedy);
   for (size_t c = 0; c < candidates_.size(); ++c) consider(static_cast<long>(c), nullptr);
   if (forced) consider(-1, forced);
+  // The incumbent stays unless the best score beats its own by more than the switch margin (a tie keeps it; a
+  // NaN score never displaces the choice made so far).
+  if (!forced && incumbent_index_ >= 0 && choice != incumbent_index_ &&
+      best_score <= incumbent_score + switch_log_margin_) {
+    choice = incumbent_index_;
+    chosen_mean = incumbent_mean;
+    std::copy(incumbent_predictions, incumbent_predictions + critic_count, chosen);
+  }
   if (config) {
     const uint32_t* source = choice >= 0 ? candidates_[static_cast<size_t>(choice)].data() : greedy;
     std::copy(source, source + file_.knobs.size(), config);

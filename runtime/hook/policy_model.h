@@ -42,10 +42,13 @@ class PolicyModel {
   // Index into file().table of the entry for exactly these dims (dim_count() values), or -1.
   long FindTableEntry(const int64_t* dims) const;
   // The hook's answer for dims it has no table entry for: among the policy network's greedy config, the
-  // distinct best configs of the tuned shapes and the fallback, the one the critics predict fastest at these
-  // dims (the rl agent's screening, with the candidates the table vouches for): the largest mean predicted log
-  // speedup minus file().pessimism x its standard deviation over the critics. knob_count() value indices into
-  // `config`; runtime knobs at their defaults. `confidence`, when not null, receives ConfidenceOf the choice.
+  // distinct best configs of the tuned shapes, the fallback and the incumbent, the one the critics predict
+  // fastest at these dims (the rl agent's screening, with the candidates the table vouches for): the largest
+  // score, the mean predicted log speedup minus file().pessimism x its standard deviation over the critics —
+  // except that a policy with an incumbent (format version 5) keeps it unless the largest score beats the
+  // incumbent's by log(1 + file().switch_margin): a predicted gain smaller than the margin is not worth leaving
+  // the config that was good at every tuned shape. knob_count() value indices into `config`; runtime knobs at
+  // their defaults. `confidence`, when not null, receives ConfidenceOf the choice.
   // Returns the critics' mean predicted log speedup of the chosen config.
   double Decide(const int64_t* dims, uint32_t* config, double* confidence = nullptr) const;
   // How sure the policy is that `config` is within 5% of the best config at `dims`. Its agreement: the share of
@@ -60,7 +63,8 @@ class PolicyModel {
   size_t critic_count() const { return critics_.size(); }
   // The policy network's own greedy config (what PolicyNetwork::Sample(greedy) gives in LibTorch).
   void DecodeGreedy(const int64_t* dims, uint32_t* config) const;
-  // The configs Decide screens besides the greedy one: the table's distinct configs and the fallback.
+  // The configs Decide screens besides the greedy one: the table's distinct configs, the fallback and the
+  // incumbent (those the mask allows).
   const std::vector<std::vector<uint32_t>>& screened_candidates() const { return candidates_; }
   // Predicted latency of `config` at `dims`, in microseconds.
   double PredictLatencyUs(const int64_t* dims, const uint32_t* config) const;
@@ -112,6 +116,8 @@ class PolicyModel {
   Transposed trunk1_, trunk2_;
   std::vector<Critic> critics_;  // the main critic first, then the members
   std::vector<std::vector<uint32_t>> candidates_;
+  long incumbent_index_ = -1;       // into candidates_: file().incumbent, or -1 (none, or the mask forbids it)
+  double switch_log_margin_ = 0;    // log(1 + file().switch_margin)
   size_t max_config_length_ = 0;
   bool ids_fit_ = true;
   std::vector<Transposed> heads_;

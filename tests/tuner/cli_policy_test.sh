@@ -22,6 +22,9 @@ check "train reports 2 tuned shapes" grep -q "2 tuned shapes" "$WORK/train.out"
 check "train says 24 random measurements show no record noise, so the 5% band alone ties" \
   grep -q "no record noise estimated (too few configs measured at two neighbouring shapes, .*): labels tie within 5%" \
   "$WORK/train.out"
+check "train names the incumbent it keeps away from the table" \
+  grep -q "incumbent (the static plan, kept away from the table unless a gain beyond 5% is predicted) fuse.fc1=" \
+  "$WORK/train.out"
 
 # export: the table holds both shapes, each with a fastest measured config within the noise band (largest
 # speedup over the default measured side by side, the default itself counting 1; a config within 5% of it is
@@ -45,6 +48,34 @@ for entry in policy["table"]:
         ok = False
 if not ok:
     print("exported policy:", {k: policy[k] for k in ("workload", "table")})
+sys.exit(0 if ok else 1)
+PY
+# The incumbent is the static plan: the best geometric-mean speedup among configs measured ok at both shapes. 24
+# random measurements rarely measure one config at both, so a copy of the database adds one: a measured config's
+# record, at both shapes, 5x faster than the default.
+check "add a config measured 5x faster at both shapes" "$python" - "$db" "$WORK/plus.jsonl" "$WORK/plus_config" <<'PY'
+import json, sys
+records = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
+default = next(r["ratio_to_anchor"]["anchor"] for r in records if r.get("ratio_to_anchor"))
+source = next(r for r in records if r["status"] == "ok" and r["config"] != default and r.get("ratio_to_anchor"))
+with open(sys.argv[2], "w") as out:
+    for r in records:
+        out.write(json.dumps(r) + "\n")
+    for batch in (1, 16):
+        r = dict(source, dims={"batch": batch}, ratio_to_anchor=dict(source["ratio_to_anchor"], median=0.2))
+        out.write(json.dumps(r) + "\n")
+open(sys.argv[3], "w").write(source["config"])
+PY
+run "train with it" "$WORK/plus_train.json" train --db "$WORK/plus.jsonl" --out "$WORK/plus.policy" --critic-epochs 20 \
+  --policy-steps 10 --critic-members 0 --json
+check "the incumbent is the config measured 5x faster at both shapes" "$python" - "$WORK/plus_train.json" \
+  "$WORK/plus_config" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+expected = open(sys.argv[2]).read()
+ok = report["incumbent"] == expected and abs(report["switch_margin"] - 0.05) < 1e-6
+if not ok:
+    print("incumbent", report["incumbent"], "margin", report["switch_margin"], "expected", expected)
 sys.exit(0 if ok else 1)
 PY
 
@@ -138,6 +169,8 @@ expect_bad "missing policy" "no such policy file" query --policy "$WORK/none.pol
 expect_bad "unknown dim" "the policy has no dim 'tokens'; its dims: batch" query --policy "$policy" --dims tokens=5
 expect_bad "train without --out" "--out" train --db "$db"
 expect_bad "train on a missing database" "none.jsonl" train --db "$WORK/none.jsonl" --out "$WORK/x.policy"
+expect_bad "train with a switch margin above 1" "--switch-margin must be in [0, 1]" \
+  train --db "$db" --out "$WORK/x.policy" --switch-margin 1.5
 check "a failed train leaves no policy file" test ! -e "$WORK/x.policy"
 expect_bad "held-out out of range" "--held-out" evaluate --policy "$policy" --shapes dlrm_mlp_online --held-out 0
 check "write a policy without tuned shapes" "$write_test_policy" --empty-table "$WORK/empty_table.policy" dlrm_mlp

@@ -137,8 +137,12 @@ TEST_F(LeaveOneShapeOutTest, AFoldsCandidatesAreChosenWithoutTheShapeLeftOut) {
   // Everything counted: P labels batch 64 and F is the fallback.
   ASSERT_EQ(NoiseAwareLabel(scores, three_shapes_[1])->config, space_.ToString(p_));
   ASSERT_EQ(ChooseFallback(space_, records, three_shapes_), f_);
-  const std::vector<Config> candidates = FoldCandidates(space_, records, scores, three_shapes_, three_shapes_[0]);
-  EXPECT_EQ(candidates, (std::vector<Config>{q_, r_, g_}));
+  ASSERT_EQ(ChooseStaticPlan(space_, records, three_shapes_), f_);
+  const FoldCandidateSet candidates = FoldCandidates(space_, records, scores, three_shapes_, three_shapes_[0]);
+  EXPECT_EQ(candidates.configs, (std::vector<Config>{q_, r_, g_}));
+  // The incumbent, the static plan without batch 1: G (1.43x at both shapes left) over F (1.25x), both measured
+  // everywhere.
+  EXPECT_EQ(candidates.incumbent, 2u);
 }
 
 // A fold's labels follow the trainer's tie rule, ties within the record noise the scores left show included: at
@@ -156,7 +160,51 @@ TEST_F(LeaveOneShapeOutTest, AFoldsLabelsTieWithinTheRecordNoiseOfTheScoresLeft)
   scores_left.erase(three_shapes_[0]);
   ASSERT_EQ(EstimateRecordNoise(scores_left), kMaxRecordNoise);
   ASSERT_EQ(NoiseAwareLabel(scores_left, three_shapes_[2])->config, space_.ToString(q_));  // the 5% band alone
-  EXPECT_EQ(FoldCandidates(space_, records, scores, three_shapes_, three_shapes_[0]), (std::vector<Config>{p_}));
+  const FoldCandidateSet candidates = FoldCandidates(space_, records, scores, three_shapes_, three_shapes_[0]);
+  EXPECT_EQ(candidates.configs, (std::vector<Config>{p_}));
+  EXPECT_EQ(candidates.incumbent, 0u);  // P is the static plan too
+}
+
+// A fold keeps the incumbent as the hook does (policy_model.h: Decide): X is 3x the default at batch 2-8 and
+// the static plan of every fold; Y is 1.6x at 192-1024, where X is the default's equal. Left out at 256 to 768,
+// critics trained on the other shapes predict Y ahead of X by about 60%: with a switch margin of 0 they mostly
+// choose Y (right); with a margin of 1 (a gain of 2x needed) they keep X, 60% behind (wrong), every time.
+TEST_F(LeaveOneShapeOutTest, AFoldKeepsTheIncumbentUnlessTheCriticsPredictAGainBeyondTheSwitchMargin) {
+  std::vector<TuningRecord> records;
+  std::vector<Dims> shapes;
+  for (int64_t batch : {2, 3, 4, 6, 8, 192, 256, 384, 512, 768, 1024}) {
+    const bool y_wins = batch >= 192;
+    records.push_back(Record(batch, space_.Default(), 1.0));
+    records.push_back(Record(batch, x_, y_wins ? 1.0 : 1 / 3.0));
+    records.push_back(Record(batch, y_, y_wins ? 1 / 1.6 : 1.0));
+    shapes.push_back({{"batch", batch}});
+  }
+  const FeatureSpec features(workload_, space_);
+  const auto observations = ScoredObservations(space_, records);
+  const auto scores = ScoreConfigs(space_, records);
+  int switched_right = 0;
+  for (uint64_t seed : {1, 2, 3}) {
+    for (double margin : {0.0, 1.0}) {
+      LeaveOneShapeOutOptions options;
+      options.seed = seed;
+      options.critics = 3;
+      options.epochs = 300;
+      options.hidden = 16;
+      options.pessimism = 0;
+      options.switch_margin = margin;
+      const std::vector<FoldOutcome> folds =
+          LeaveOneShapeOut(space_, features, observations, records, scores, shapes, options);
+      ASSERT_EQ(folds.size(), 11u);
+      for (size_t i = 6; i < 10; ++i) {  // batch 256 to 768, inside Y's region
+        ASSERT_TRUE(folds[i].measured);
+        if (margin > 0)
+          EXPECT_FALSE(folds[i].within_noise) << "seed " << seed << " fold " << i << ": the incumbent X kept";
+        else
+          switched_right += folds[i].within_noise;
+      }
+    }
+  }
+  EXPECT_GE(switched_right, 10) << "of 12 folds at 256-768 over three seeds, without a margin";
 }
 
 }  // namespace

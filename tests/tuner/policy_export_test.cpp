@@ -11,12 +11,19 @@ TEST(PolicyExportTest, NamesValuesListsAllowedOnesAndPutsIdentityFirst) {
   testing::SyntheticPolicyOptions options;
   options.masked = {{"precision", "bf16"}};
   options.calibrated = true;
+  options.incumbent = true;
   PolicyFile file = testing::MakeSyntheticPolicy(options);
   nlohmann::ordered_json json = PolicyToJson(file);
   EXPECT_EQ(json.begin().key(), "format_version");
   EXPECT_EQ(json["workload"], file.workload);
   EXPECT_EQ(json["workload_source"], file.workload_source);
   EXPECT_EQ(json["fallback"], PolicyConfigString(file.knobs, file.fallback));
+  EXPECT_EQ(json["incumbent"], PolicyConfigString(file.knobs, file.incumbent));
+  EXPECT_EQ(json["switch_margin"], file.switch_margin);
+  PolicyFile without = file;  // before format version 5: no incumbent
+  without.incumbent.clear();
+  without.switch_margin = 0;
+  EXPECT_TRUE(PolicyToJson(without)["incumbent"].is_null());
   ASSERT_EQ(json["table"].size(), file.table.size());
   EXPECT_EQ(json["table"][0]["config"], PolicyConfigString(file.knobs, file.table[0].config));
   EXPECT_EQ(json["table"][0]["dims"][file.dims[0].name], file.table[0].dims[0]);

@@ -205,6 +205,7 @@ TEST(RuntimeTuningTest, TheGridSkipsDelaysForABatchOfOne) {
 TEST(RuntimeTuningTest, TheBestSettingIsWrittenIntoAPolicysRuntimeKnobs) {
   testing::SyntheticPolicyOptions synthetic;
   synthetic.workload = testing::TestWorkload::kBertFfn;
+  synthetic.incumbent = true;
   PolicyFile policy = testing::MakeSyntheticPolicy(synthetic);
   auto index_of = [&](const std::string& knob, const std::string& value) {
     for (size_t k = 0; k < policy.knobs.size(); ++k)
@@ -224,6 +225,7 @@ TEST(RuntimeTuningTest, TheBestSettingIsWrittenIntoAPolicysRuntimeKnobs) {
   EXPECT_EQ(policy.knobs[delay_knob].default_index, delay200);
   EXPECT_EQ(policy.knobs[placement_knob].default_index, per_core);
   EXPECT_EQ(policy.fallback[batch_knob], batch16);
+  EXPECT_EQ(policy.incumbent[batch_knob], batch16);
   ASSERT_EQ(not_stored.size(), 2u);
   EXPECT_NE(not_stored[0].find("thread_wait=spin"), std::string::npos);
   EXPECT_NE(not_stored[1].find("--chunk 512"), std::string::npos);

@@ -126,6 +126,8 @@ void ExpectSamePolicy(const PolicyFile& a, const PolicyFile& b) {
     EXPECT_EQ(a.calibration[i].rate, b.calibration[i].rate);
   }
   EXPECT_EQ(a.fallback, b.fallback);
+  EXPECT_EQ(a.incumbent, b.incumbent);
+  EXPECT_EQ(a.switch_margin, b.switch_margin);
   EXPECT_EQ(a.host.cpu, b.host.cpu);
   EXPECT_EQ(a.host.isa, b.host.isa);
   EXPECT_EQ(a.host.onednn_version, b.host.onednn_version);
@@ -195,6 +197,7 @@ FieldOffsets OffsetsOf(const PolicyFile& f) {
 SyntheticPolicyOptions CalibratedPolicy() {
   SyntheticPolicyOptions options;
   options.calibrated = true;
+  options.incumbent = true;
   return options;
 }
 
@@ -354,9 +357,9 @@ TEST_F(PolicyFileTest, UnsupportedVersionIsInvalidArgumentNamingIt) {
     // A version this crmap does not read wins over everything else that may be different in a newer format.
     ExpectError(DecodePolicyFile(SetU32(bytes_, 8, version)), StatusCode::kInvalidArgument, "version");
   }
-  std::string path = testing::TestTempPath("version5.policy");
-  ASSERT_TRUE(testing::WriteBytes(path, WithValidChecksum(SetU32(bytes_, 8, 5))));
-  ExpectError(ReadPolicyFile(path), StatusCode::kInvalidArgument, "policy format version 5");
+  std::string path = testing::TestTempPath("version6.policy");
+  ASSERT_TRUE(testing::WriteBytes(path, WithValidChecksum(SetU32(bytes_, 8, 6))));
+  ExpectError(ReadPolicyFile(path), StatusCode::kInvalidArgument, "policy format version 6");
 }
 
 // An encoded policy as an older version wrote it: the last `cut` payload bytes dropped, the version set.
@@ -368,11 +371,25 @@ std::string OlderVersion(const std::string& bytes, size_t cut, uint32_t version)
   return WithValidChecksum(older);
 }
 
-// The bytes version 4 appends: the calibration bins (u32 count, 16 bytes each).
-size_t Version4Tail(const PolicyFile& f) { return 4 + 16 * f.calibration.size(); }
+// The bytes version 5 appends: the incumbent (u32 count, u32 per knob) and the switch margin.
+size_t Version5Tail(const PolicyFile& f) { return 4 + 4 * f.incumbent.size() + 4; }
+// The bytes versions 4 and 5 append: the calibration bins (u32 count, 16 bytes each), then version 5's.
+size_t Version4Tail(const PolicyFile& f) { return 4 + 16 * f.calibration.size() + Version5Tail(f); }
 // The bytes versions 3 and 4 append to a policy without critic members: an empty member array, the pessimism, a
 // confidence per table entry and an empty calibration.
 size_t Version3Tail(const PolicyFile& f) { return 4 + 4 + 4 * f.table.size() + Version4Tail(f); }
+
+// Version 4 (before the incumbent) still reads: no incumbent and a margin of 0 (the best score wins).
+TEST_F(PolicyFileTest, Version4FilesReadWithoutAnIncumbent) {
+  ASSERT_FALSE(policy_.incumbent.empty());
+  ASSERT_GT(policy_.switch_margin, 0.0f);
+  auto decoded = DecodePolicyFile(OlderVersion(bytes_, Version5Tail(policy_), 4));
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  PolicyFile expected = policy_;
+  expected.incumbent.clear();
+  expected.switch_margin = 0;
+  ExpectSamePolicy(expected, *decoded);
+}
 
 // Version 3 (before the calibration) still reads: the members and confidences, no calibration (the hook then
 // states the raw agreement).
@@ -383,6 +400,8 @@ TEST_F(PolicyFileTest, Version3FilesReadWithoutACalibration) {
   ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
   PolicyFile expected = policy_;
   expected.calibration.clear();
+  expected.incumbent.clear();
+  expected.switch_margin = 0;
   ExpectSamePolicy(expected, *decoded);
 }
 
@@ -672,10 +691,45 @@ TEST_F(PolicyFileTest, ABadCalibrationIsCorruption) {
   // A bin count the remaining bytes cannot hold, or beyond the limit: Corruption naming the field.
   const size_t count_offset = bytes_.size() - 8 - Version4Tail(policy_);
   ASSERT_EQ(ReadU32(bytes_, count_offset), 3u);
-  ExpectError(DecodePolicyFile(WithValidChecksum(SetU32(bytes_, count_offset, 4))), StatusCode::kCorruption,
+  const uint32_t beyond = static_cast<uint32_t>(3 + Version5Tail(policy_) / 16 + 1);  // more than the bytes left
+  ExpectError(DecodePolicyFile(WithValidChecksum(SetU32(bytes_, count_offset, beyond))), StatusCode::kCorruption,
               "calibration bins: truncated");
   ExpectError(DecodePolicyFile(WithValidChecksum(SetU32(bytes_, count_offset, 0xFFFFFFFFu))), StatusCode::kCorruption,
               "calibration bins: count 4294967295 exceeds 16");
+}
+
+TEST_F(PolicyFileTest, ABadIncumbentOrSwitchMarginIsCorruption) {
+  ASSERT_EQ(policy_.incumbent.size(), policy_.knobs.size());
+  struct Case {
+    const char* what;
+    std::function<void(PolicyFile&)> edit;
+    const char* needle;
+  };
+  const Case cases[] = {
+      {"a knob short", [](PolicyFile& f) { f.incumbent.pop_back(); }, "incumbent config has the wrong number"},
+      {"index out of range", [](PolicyFile& f) { f.incumbent[0] = 99; }, "incumbent config: value index 99"},
+      {"negative margin", [](PolicyFile& f) { f.switch_margin = -0.1f; }, "the switch margin is -0.1"},
+      {"margin above 1", [](PolicyFile& f) { f.switch_margin = 1.5f; }, "the switch margin is 1.5"},
+      {"NaN margin", [](PolicyFile& f) { f.switch_margin = std::nanf(""); }, "the switch margin is"},
+      {"margin without an incumbent", [](PolicyFile& f) { f.incumbent.clear(); }, "but no incumbent config"},
+  };
+  for (const Case& c : cases) {
+    PolicyFile f = policy_;
+    c.edit(f);
+    ExpectError(DecodePolicyFile(EncodePolicyFile(f)), StatusCode::kCorruption, c.needle, c.what);
+    EXPECT_FALSE(ValidatePolicyFile(f).ok()) << c.what;
+  }
+  PolicyFile none = policy_;  // no incumbent and no margin: valid (the rule is off)
+  none.incumbent.clear();
+  none.switch_margin = 0;
+  EXPECT_TRUE(DecodePolicyFile(EncodePolicyFile(none)).ok());
+  // An incumbent count the remaining bytes cannot hold, or beyond the knob limit: Corruption naming the field.
+  const size_t count_offset = bytes_.size() - 8 - Version5Tail(policy_);
+  ASSERT_EQ(ReadU32(bytes_, count_offset), policy_.knobs.size());
+  ExpectError(DecodePolicyFile(WithValidChecksum(SetU32(bytes_, count_offset, 60))), StatusCode::kCorruption,
+              "incumbent: truncated");
+  ExpectError(DecodePolicyFile(WithValidChecksum(SetU32(bytes_, count_offset, 0xFFFFFFFFu))), StatusCode::kCorruption,
+              "incumbent: count 4294967295 exceeds 64");
 }
 
 TEST_F(PolicyFileTest, OutOfRangeConfigIndicesAreCorruption) {

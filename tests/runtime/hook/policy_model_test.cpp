@@ -411,7 +411,10 @@ TEST(PolicyModelTest, AgreesWithTheLibTorchNetworksItWasExportedFrom) {
   const FeatureSpec& features = twin.features();
   std::mt19937_64 rng(2024), sample_rng(1);
   std::set<std::vector<int>> distinct;
-  size_t disagreements = 0;
+  size_t disagreements = 0, kept_over_a_better_prediction = 0;
+  // The incumbent is the static plan with the default margin.
+  EXPECT_EQ(ConfigFromValueIndices(space, file.incumbent), ChooseStaticPlan(space, records, shapes));
+  EXPECT_EQ(file.switch_margin, TrainOptions().switch_margin);
   for (int i = 0; i < 1000; ++i) {
     std::vector<int64_t> dims = RandomDims(file, rng);
     Dims named = {{"batch", dims[0]}};
@@ -428,20 +431,29 @@ TEST(PolicyModelTest, AgreesWithTheLibTorchNetworksItWasExportedFrom) {
     }
     distinct.insert(got);
 
-    // The hook's answer (Decide): LibTorch's critic screening the greedy config, the table's configs and the
-    // fallback must pick the same config.
+    // The hook's answer (Decide): LibTorch's critic screening the greedy config, the table's configs, the
+    // fallback and the incumbent (the static plan, kept unless beaten by the switch margin) must pick the same
+    // config.
     std::vector<Config> candidates = {expected};
+    size_t incumbent = 0;
     for (const auto& c : model->screened_candidates()) {
       Config config = space.Default();
       for (size_t k = 0; k < c.size(); ++k) config.values[k] = static_cast<int>(c[k]);
+      if (c == file.incumbent) incumbent = candidates.size();
       candidates.push_back(config);
     }
+    ASSERT_GT(incumbent, 0u) << "the incumbent is screened";
     std::vector<std::vector<float>> candidate_rows;
     for (const Config& c : candidates) candidate_rows.push_back(features.Encode(named, c));
     std::vector<double> predicted = twin.critic().Predict(candidate_rows);
     size_t best = 0;
     for (size_t c = 1; c < candidates.size(); ++c)
       if (predicted[c] > predicted[best]) best = c;
+    if (best != incumbent &&
+        predicted[best] <= predicted[incumbent] + std::log1p(static_cast<double>(file.switch_margin))) {
+      best = incumbent;
+      ++kept_over_a_better_prediction;
+    }
     std::vector<uint32_t> answered(model->knob_count());
     model->Decide(dims.data(), answered.data());
     if (std::vector<int>(answered.begin(), answered.end()) != candidates[best].values) {
@@ -452,6 +464,7 @@ TEST(PolicyModelTest, AgreesWithTheLibTorchNetworksItWasExportedFrom) {
   }
   EXPECT_EQ(disagreements, 0u);
   EXPECT_GE(distinct.size(), 2u) << "a policy that ignores the shape would make the agreement check weak";
+  EXPECT_GT(kept_over_a_better_prediction, 0u) << "the margin never kept the incumbent: the check says little of it";
 
   std::vector<std::vector<float>> rows;
   std::vector<std::vector<int64_t>> all_dims;
@@ -506,22 +519,77 @@ TEST(PolicyModelTest, AgreesWithTheLibTorchNetworksItWasExportedFrom) {
   }
 }
 
-// Decide with critic members, against a reference written the obvious way (every critic's full forward in
-// double for every candidate): the choice maximises mean - pessimism x standard deviation over the critics, and
-// the confidence is the share of critics whose prediction for the choice is within log(1.05) of their best.
-TEST(PolicyModelTest, DecideWithMembersMaximisesThePessimisticScoreAndCountsAgreement) {
-  auto forward = [](const CriticWeights& c, const std::vector<double>& x) {
-    auto dense = [](const DenseLayer& l, const std::vector<double>& in, bool relu) {
-      std::vector<double> y(l.out);
-      for (uint32_t o = 0; o < l.out; ++o) {
-        double acc = l.bias[o];
-        for (uint32_t i = 0; i < l.in; ++i) acc += static_cast<double>(l.weights[o * l.in + i]) * in[i];
-        y[o] = relu ? std::max(0.0, acc) : acc;
-      }
-      return y;
-    };
+// Every screened candidate at `dims` scored the obvious way (every critic's full forward in double): the
+// greedy config first, then the model's screened candidates; per candidate each critic's prediction and the
+// score, mean - pessimism x standard deviation over the critics; per critic its best prediction.
+struct ReferenceScreen {
+  std::vector<std::vector<uint32_t>> candidates;
+  std::vector<std::vector<double>> predictions;  // [candidate][critic]
+  std::vector<double> scores;
+  std::vector<double> best_of_critic;
+};
+
+ReferenceScreen ScreenByReference(const PolicyFile& f, const PolicyModel& model, const std::vector<int64_t>& dims) {
+  auto dense = [](const DenseLayer& l, const std::vector<double>& in, bool relu) {
+    std::vector<double> y(l.out);
+    for (uint32_t o = 0; o < l.out; ++o) {
+      double acc = l.bias[o];
+      for (uint32_t i = 0; i < l.in; ++i) acc += static_cast<double>(l.weights[o * l.in + i]) * in[i];
+      y[o] = relu ? std::max(0.0, acc) : acc;
+    }
+    return y;
+  };
+  auto forward = [&](const CriticWeights& c, const std::vector<double>& x) {
     return dense(c.layer3, dense(c.layer2, dense(c.layer1, x, true), true), false)[0];
   };
+  ReferenceScreen screen;
+  std::vector<uint32_t> greedy(f.knobs.size());
+  model.DecodeGreedy(dims.data(), greedy.data());
+  screen.candidates = {greedy};
+  for (const auto& c : model.screened_candidates()) screen.candidates.push_back(c);
+  std::vector<const CriticWeights*> critics = {&f.critic};
+  for (const auto& m : f.critic_members) critics.push_back(&m);
+  screen.predictions.resize(screen.candidates.size());
+  screen.best_of_critic.assign(critics.size(), -1e300);
+  for (size_t c = 0; c < screen.candidates.size(); ++c) {
+    std::vector<double> x(f.features.size(), 0.0);
+    for (size_t d = 0; d < f.dims.size(); ++d) x[d] = ScaledLogDim(dims[d], f.features[d].lo, f.features[d].hi);
+    size_t offset = f.dims.size();
+    for (size_t k = 0; k < f.knobs.size(); ++k) {
+      if (!f.knobs[k].plan) continue;
+      x[offset + screen.candidates[c][k]] = 1.0;
+      offset += f.knobs[k].values.size();
+    }
+    double sum = 0, squares = 0;
+    for (size_t j = 0; j < critics.size(); ++j) {
+      const double p = forward(*critics[j], x);
+      screen.predictions[c].push_back(p);
+      screen.best_of_critic[j] = std::max(screen.best_of_critic[j], p);
+      sum += p;
+      squares += p * p;
+    }
+    const double mean = sum / static_cast<double>(critics.size());
+    screen.scores.push_back(mean - f.pessimism * std::sqrt(std::max(0.0, squares / critics.size() - mean * mean)));
+  }
+  return screen;
+}
+
+// The reference's agreement for candidate `chosen`: the share of critics within log(1.05) of their best;
+// `near_edge` is set when a critic is within 1e-4 of that line (float may put it on either side).
+double ReferenceAgreement(const ReferenceScreen& screen, size_t chosen, bool* near_edge) {
+  size_t agree = 0;
+  for (size_t j = 0; j < screen.best_of_critic.size(); ++j) {
+    const double margin = screen.predictions[chosen][j] - (screen.best_of_critic[j] - std::log(1.05));
+    agree += margin >= 0;
+    *near_edge |= std::fabs(margin) < 1e-4;
+  }
+  return static_cast<double>(agree) / static_cast<double>(screen.best_of_critic.size());
+}
+
+// Decide with critic members, against the reference: the choice maximises mean - pessimism x standard deviation
+// over the critics, and the confidence is the share of critics whose prediction for the choice is within
+// log(1.05) of their best.
+TEST(PolicyModelTest, DecideWithMembersMaximisesThePessimisticScoreAndCountsAgreement) {
   for (float pessimism : {0.0f, 0.5f, 1.5f}) {
     SyntheticPolicyOptions options;
     options.critic_members = 3;
@@ -536,58 +604,111 @@ TEST(PolicyModelTest, DecideWithMembersMaximisesThePessimisticScoreAndCountsAgre
     std::set<std::vector<uint32_t>> chosen;
     for (int i = 0; i < 300; ++i) {
       std::vector<int64_t> dims = RandomDims(f, rng);
-      std::vector<uint32_t> greedy(f.knobs.size());
-      model->DecodeGreedy(dims.data(), greedy.data());
-      std::vector<std::vector<uint32_t>> candidates = {greedy};
-      for (const auto& c : model->screened_candidates()) candidates.push_back(c);
-      std::vector<const CriticWeights*> critics = {&f.critic};
-      for (const auto& m : f.critic_members) critics.push_back(&m);
-      std::vector<std::vector<double>> predictions(candidates.size());
-      std::vector<double> scores, best_of_critic(critics.size(), -1e300);
-      for (size_t c = 0; c < candidates.size(); ++c) {
-        std::vector<double> x(f.features.size(), 0.0);
-        for (size_t d = 0; d < f.dims.size(); ++d) x[d] = ScaledLogDim(dims[d], f.features[d].lo, f.features[d].hi);
-        size_t offset = f.dims.size();
-        for (size_t k = 0; k < f.knobs.size(); ++k) {
-          if (!f.knobs[k].plan) continue;
-          x[offset + candidates[c][k]] = 1.0;
-          offset += f.knobs[k].values.size();
-        }
-        double sum = 0, squares = 0;
-        for (size_t j = 0; j < critics.size(); ++j) {
-          const double p = forward(*critics[j], x);
-          predictions[c].push_back(p);
-          best_of_critic[j] = std::max(best_of_critic[j], p);
-          sum += p;
-          squares += p * p;
-        }
-        const double mean = sum / static_cast<double>(critics.size());
-        scores.push_back(mean - pessimism * std::sqrt(std::max(0.0, squares / critics.size() - mean * mean)));
-      }
-      std::vector<size_t> order(candidates.size());
+      const ReferenceScreen screen = ScreenByReference(f, *model, dims);
+      std::vector<size_t> order(screen.candidates.size());
       for (size_t c = 0; c < order.size(); ++c) order[c] = c;
-      std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return scores[a] > scores[b]; });
-      if (order.size() > 1 && scores[order[0]] - scores[order[1]] < 1e-4) continue;  // a near tie: float may flip it
+      std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return screen.scores[a] > screen.scores[b]; });
+      if (order.size() > 1 && screen.scores[order[0]] - screen.scores[order[1]] < 1e-4) continue;  // near tie
       const size_t best = order[0];
-      size_t agree = 0;
       bool near_edge = false;
-      for (size_t j = 0; j < critics.size(); ++j) {
-        const double margin = predictions[best][j] - (best_of_critic[j] - std::log(1.05));
-        agree += margin >= 0;
-        near_edge |= std::fabs(margin) < 1e-4;
-      }
+      const double agreement = ReferenceAgreement(screen, best, &near_edge);
       if (near_edge) continue;
       std::vector<uint32_t> decided(f.knobs.size());
       double confidence = -2;
       model->Decide(dims.data(), decided.data(), &confidence);
-      EXPECT_EQ(decided, candidates[best]) << "pessimism " << pessimism << " dims " << dims[0];
-      EXPECT_DOUBLE_EQ(confidence, static_cast<double>(agree) / critics.size()) << "dims " << dims[0];
+      EXPECT_EQ(decided, screen.candidates[best]) << "pessimism " << pessimism << " dims " << dims[0];
+      EXPECT_DOUBLE_EQ(confidence, agreement) << "dims " << dims[0];
       EXPECT_DOUBLE_EQ(model->ConfidenceOf(dims.data(), decided.data()), confidence);
       chosen.insert(decided);
       ++checked;
     }
     EXPECT_GE(checked, 200u) << "too many near ties for the check to mean much";
     EXPECT_GE(chosen.size(), 2u) << "pessimism " << pessimism << ": a choice that never varies checks little";
+  }
+}
+
+// With an incumbent (format version 5), against the reference: Decide keeps it unless the best score beats the
+// incumbent's by log(1 + switch margin); the confidence is the agreement on what was chosen. A margin of 0 is
+// the plain rule; a margin in the middle of the leads keeps the incumbent at some dims where another config
+// scores best and leaves it at others; one of 100% keeps it at more.
+TEST(PolicyModelTest, DecideKeepsTheIncumbentUnlessTheBestScoreBeatsItByTheSwitchMargin) {
+  SyntheticPolicyOptions options;
+  options.critic_members = 3;
+  options.seed = 9;
+  PolicyFile base = MakeSyntheticPolicy(options);
+  base.incumbent = base.table[1].config;
+  // A margin in the middle of the leads the best candidate has over the incumbent at these dims, so that it
+  // decides some of them each way.
+  std::vector<double> leads;
+  {
+    auto model = MustModel(base);
+    ASSERT_TRUE(model);
+    std::mt19937_64 rng(3);
+    for (int i = 0; i < 300; ++i) {
+      const ReferenceScreen screen = ScreenByReference(base, *model, RandomDims(base, rng));
+      double best = -1e300, incumbent = 0;
+      for (size_t c = 0; c < screen.candidates.size(); ++c) {
+        best = std::max(best, screen.scores[c]);
+        if (c > 0 && screen.candidates[c] == base.incumbent) incumbent = screen.scores[c];
+      }
+      if (best > incumbent) leads.push_back(best - incumbent);
+    }
+  }
+  ASSERT_GE(leads.size(), 20u);
+  std::nth_element(leads.begin(), leads.begin() + leads.size() / 2, leads.end());
+  const float middle = static_cast<float>(std::expm1(leads[leads.size() / 2]));
+  ASSERT_LT(middle, 1.0f);
+  size_t previously_kept = 0;
+  for (float margin : {0.0f, middle, 1.0f}) {
+    PolicyFile f = base;
+    f.switch_margin = margin;
+    auto model = MustModel(f);
+    ASSERT_TRUE(model);
+    std::mt19937_64 rng(3);
+    size_t checked = 0, kept = 0, kept_over_a_better_score = 0;
+    for (int i = 0; i < 300; ++i) {
+      std::vector<int64_t> dims = RandomDims(f, rng);
+      const ReferenceScreen screen = ScreenByReference(f, *model, dims);
+      size_t incumbent = 0;
+      while (incumbent < screen.candidates.size() &&
+             (incumbent == 0 || screen.candidates[incumbent] != f.incumbent))
+        ++incumbent;  // among the screened ones (index 0 is the greedy config)
+      ASSERT_LT(incumbent, screen.candidates.size()) << "the incumbent is screened";
+      size_t best = 0;
+      double runner_up = -1e300;
+      for (size_t c = 1; c < screen.candidates.size(); ++c) {
+        if (screen.scores[c] > screen.scores[best]) {
+          runner_up = screen.scores[best];
+          best = c;
+        } else {
+          runner_up = std::max(runner_up, screen.scores[c]);
+        }
+      }
+      if (screen.scores[best] - runner_up < 1e-4) continue;  // a near tie: float may flip it
+      const double lead = screen.scores[best] - screen.scores[incumbent];
+      if (best != incumbent && std::fabs(lead - std::log1p(static_cast<double>(margin))) < 1e-4) continue;
+      const bool keep = screen.candidates[best] == f.incumbent || lead <= std::log1p(static_cast<double>(margin));
+      const size_t expected = keep ? incumbent : best;
+      bool near_edge = false;
+      const double agreement = ReferenceAgreement(screen, expected, &near_edge);
+      if (near_edge) continue;
+      std::vector<uint32_t> decided(f.knobs.size());
+      double confidence = -2;
+      model->Decide(dims.data(), decided.data(), &confidence);
+      EXPECT_EQ(decided, screen.candidates[expected]) << "margin " << margin << " dims " << dims[0];
+      EXPECT_DOUBLE_EQ(confidence, agreement) << "margin " << margin << " dims " << dims[0];
+      EXPECT_DOUBLE_EQ(model->ConfidenceOf(dims.data(), decided.data()), confidence);
+      ++checked;
+      kept += decided == f.incumbent;
+      kept_over_a_better_score += keep && screen.candidates[best] != f.incumbent;
+    }
+    EXPECT_GE(checked, 200u) << "margin " << margin << ": too many near ties for the check to mean much";
+    if (margin == middle) {
+      EXPECT_GT(kept_over_a_better_score, 0u) << "margin " << margin << " never mattered";
+      EXPECT_LT(kept, checked) << "margin " << margin << ": the incumbent everywhere checks little";
+    }
+    EXPECT_GE(kept, previously_kept) << "a wider margin keeps the incumbent at no fewer dims";
+    previously_kept = kept;
   }
 }
 

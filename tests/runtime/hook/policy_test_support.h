@@ -101,6 +101,7 @@ struct SyntheticPolicyOptions {
   std::vector<std::pair<std::string, std::string>> masked;
   uint32_t critic_members = 2;  // random critics besides the main one (format version 3), with a pessimism of 0.5
   bool calibrated = false;      // with members: a three-band confidence calibration (format version 4)
+  bool incumbent = false;       // a random incumbent config with a switch margin of 0.05 (format version 5)
 };
 
 // A random config: plan knobs uniform, runtime knobs at their defaults.
@@ -211,6 +212,10 @@ inline PolicyFile FillSyntheticPolicy(PolicyFile skeleton, const SyntheticPolicy
     std::uniform_real_distribution<float> share(0.0f, 1.0f);
     for (auto& e : f.table) e.confidence = share(rng);
     if (options.calibrated) f.calibration = {{0.0f, 3, 1, 0.3f}, {0.5f, 2, 1, 0.45f}, {0.8f, 5, 4, 0.75f}};
+  }
+  if (options.incumbent) {  // drawn after everything else, so the fields above stay those of a policy without
+    f.incumbent = RandomConfig(f, rng);
+    f.switch_margin = 0.05f;
   }
   return f;
 }
