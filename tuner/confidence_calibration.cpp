@@ -32,14 +32,11 @@ std::vector<CalibrationBin> CalibrationFromFolds(const std::vector<FoldOutcome>&
   return bins;
 }
 
-FoldCandidateSet FoldCandidates(const SearchSpace& space, const std::vector<TuningRecord>& records,
-                                const std::map<Dims, ShapeScores>& scores, const std::vector<Dims>& shapes,
-                                const Dims& held_out) {
+FoldCandidateSet FoldCandidates(const SearchSpace& space, const std::map<Dims, ShapeScores>& scores,
+                                const std::vector<Dims>& shapes, const Dims& held_out) {
+  // A shape's scores come from its own records alone, so these are the scores of the records left.
   std::map<Dims, ShapeScores> scores_left = scores;
   scores_left.erase(held_out);
-  std::vector<TuningRecord> records_left;
-  for (const TuningRecord& record : records)
-    if (record.dims != held_out) records_left.push_back(record);
   std::vector<Dims> shapes_left;
   for (const Dims& dims : shapes)
     if (dims != held_out) shapes_left.push_back(dims);
@@ -51,10 +48,10 @@ FoldCandidateSet FoldCandidates(const SearchSpace& space, const std::vector<Tuni
     if (!label || !seen.insert(label->config).second) continue;
     if (auto config = space.Parse(label->config); config.ok()) candidates.push_back(*config);
   }
-  const Config fallback = ChooseFallback(space, records_left, shapes_left);
+  const Config fallback = ChooseFallback(space, scores_left, shapes_left);
   if (seen.insert(space.ToString(fallback)).second) candidates.push_back(fallback);
   FoldCandidateSet set;
-  const Config incumbent = ChooseStaticPlan(space, records_left, shapes_left);
+  const Config incumbent = ChooseStaticPlan(space, scores_left, shapes_left);
   auto found = std::find(candidates.begin(), candidates.end(), incumbent);
   set.incumbent = static_cast<size_t>(found - candidates.begin());
   if (found == candidates.end()) candidates.push_back(incumbent);
@@ -64,7 +61,6 @@ FoldCandidateSet FoldCandidates(const SearchSpace& space, const std::vector<Tuni
 
 std::vector<FoldOutcome> LeaveOneShapeOut(const SearchSpace& space, const FeatureSpec& features,
                                           const std::vector<std::pair<Candidate, Evaluation>>& observations,
-                                          const std::vector<TuningRecord>& records,
                                           const std::map<Dims, ShapeScores>& scores, const std::vector<Dims>& shapes,
                                           const LeaveOneShapeOutOptions& options) {
   std::vector<FoldOutcome> outcomes;
@@ -72,7 +68,7 @@ std::vector<FoldOutcome> LeaveOneShapeOut(const SearchSpace& space, const Featur
   size_t fold_index = 0;
   for (const Dims& held_out : shapes) {
     ++fold_index;
-    const FoldCandidateSet fold_candidates = FoldCandidates(space, records, scores, shapes, held_out);
+    const FoldCandidateSet fold_candidates = FoldCandidates(space, scores, shapes, held_out);
     const std::vector<Config>& candidates = fold_candidates.configs;
     if (candidates.empty()) continue;
 

@@ -67,16 +67,14 @@ struct FoldCandidateSet {
 // shape order, then the fallback, then the incumbent unless it is one of those. The hook also screens the policy
 // network's greedy config; a fold has no network of its own (training one per fold would cost the policy's
 // training again), so its choice is among these only.
-FoldCandidateSet FoldCandidates(const SearchSpace& space, const std::vector<TuningRecord>& records,
-                                const std::map<Dims, ShapeScores>& scores, const std::vector<Dims>& shapes,
-                                const Dims& held_out);
+FoldCandidateSet FoldCandidates(const SearchSpace& space, const std::map<Dims, ShapeScores>& scores,
+                                const std::vector<Dims>& shapes, const Dims& held_out);
 
 // One outcome per shape of `shapes` (in order) when there are at least two: critics trained on the
 // `observations` of every other shape choose among FoldCandidates by the hook's rule (policy_model.h: Decide).
-// `scores` are ScoreConfigs of `records`.
+// `scores` are ScoreConfigs of the records the observations came from.
 std::vector<FoldOutcome> LeaveOneShapeOut(const SearchSpace& space, const FeatureSpec& features,
                                           const std::vector<std::pair<Candidate, Evaluation>>& observations,
-                                          const std::vector<TuningRecord>& records,
                                           const std::map<Dims, ShapeScores>& scores, const std::vector<Dims>& shapes,
                                           const LeaveOneShapeOutOptions& options);
 

@@ -32,9 +32,9 @@ struct Scores {
   std::set<std::string> failed;
 };
 
-Scores Collect(const SearchSpace& space, const std::vector<TuningRecord>& records) {
+Scores Collect(const SearchSpace& space, const std::map<Dims, ShapeScores>& by_shape) {
   Scores scores;
-  for (const auto& [dims, shape] : ScoreConfigs(space, records)) {
+  for (const auto& [dims, shape] : by_shape) {
     for (const auto& [key, score] : shape.configs) {
       scores.configs.emplace(key, *space.Parse(key));
       if (score.failed > 0) scores.failed.insert(key);
@@ -46,9 +46,9 @@ Scores Collect(const SearchSpace& space, const std::vector<TuningRecord>& record
 
 // The candidate configs measured ok at every shape and never failing, each with its speedups.
 template <typename Score>
-Config BestEverywhere(const SearchSpace& space, const std::vector<TuningRecord>& records, const std::vector<Dims>& shapes,
-                      Score score) {
-  Scores scores = Collect(space, records);
+Config BestEverywhere(const SearchSpace& space, const std::map<Dims, ShapeScores>& by_shape,
+                      const std::vector<Dims>& shapes, Score score) {
+  Scores scores = Collect(space, by_shape);
   Config best = space.Default();
   double best_score = -1e300;
   for (const auto& [key, by_shape] : scores.speedup) {
@@ -107,6 +107,23 @@ std::vector<float> FitLatencyModel(const std::vector<std::vector<float>>& x, con
   return w;
 }
 
+// The options' ranges (each message names the flag and what is allowed).
+Status CheckTrainOptions(const TrainOptions& options) {
+  if (options.critic_epochs < 0 || options.policy_steps < 0)
+    return Status::InvalidArgument("--critic-epochs and --policy-steps must be >= 0");
+  if (options.hidden < 1 || options.hidden > static_cast<int>(kMaxHidden))
+    return Status::InvalidArgument("hidden size must be in [1, " + std::to_string(kMaxHidden) + "]");
+  if (options.critic_members < 0 || options.critic_members > static_cast<int>(kMaxCriticMembers) ||
+      static_cast<size_t>(1 + options.critic_members) * static_cast<size_t>(options.hidden) > kMaxCriticFloats)
+    return Status::InvalidArgument("--critic-members must be in [0, " + std::to_string(kMaxCriticMembers) +
+                                   "] with (1 + members) x hidden at most " + std::to_string(kMaxCriticFloats));
+  if (!(options.pessimism >= 0 && options.pessimism <= 100))
+    return Status::InvalidArgument("--pessimism must be in [0, 100]");
+  if (!(options.switch_margin >= 0 && options.switch_margin <= 1))
+    return Status::InvalidArgument("--switch-margin must be in [0, 1]");
+  return Status::Ok();
+}
+
 }  // namespace
 
 Config ConfigFromValueIndices(const SearchSpace& space, const std::vector<uint32_t>& values) {
@@ -115,22 +132,32 @@ Config ConfigFromValueIndices(const SearchSpace& space, const std::vector<uint32
   return config;
 }
 
-Config ChooseFallback(const SearchSpace& space, const std::vector<TuningRecord>& records,
+Config ChooseFallback(const SearchSpace& space, const std::map<Dims, ShapeScores>& scores,
                       const std::vector<Dims>& shapes) {
-  return BestEverywhere(space, records, shapes, [](const std::vector<double>& v) {
+  return BestEverywhere(space, scores, shapes, [](const std::vector<double>& v) {
     double worst = v[0];
     for (double s : v) worst = std::min(worst, s);
     return worst;
   });
 }
 
-Config ChooseStaticPlan(const SearchSpace& space, const std::vector<TuningRecord>& records,
+Config ChooseStaticPlan(const SearchSpace& space, const std::map<Dims, ShapeScores>& scores,
                         const std::vector<Dims>& shapes) {
-  return BestEverywhere(space, records, shapes, [](const std::vector<double>& v) {
+  return BestEverywhere(space, scores, shapes, [](const std::vector<double>& v) {
     double sum = 0;
     for (double s : v) sum += std::log(s);
     return sum;
   });
+}
+
+Config ChooseFallback(const SearchSpace& space, const std::vector<TuningRecord>& records,
+                      const std::vector<Dims>& shapes) {
+  return ChooseFallback(space, ScoreConfigs(space, records), shapes);
+}
+
+Config ChooseStaticPlan(const SearchSpace& space, const std::vector<TuningRecord>& records,
+                        const std::vector<Dims>& shapes) {
+  return ChooseStaticPlan(space, ScoreConfigs(space, records), shapes);
 }
 
 Result<PolicyFile> TrainPolicy(const Workload& workload, const SearchSpace& space,
@@ -145,16 +172,7 @@ Result<PolicyFile> TrainPolicy(const Workload& workload, const SearchSpace& spac
   if (shapes.empty())
     return Status::InvalidArgument("no shape of workload '" + workload.name() + "' has a measured default config in "
                                    "the database: run a campaign (crmap tune) first");
-  if (options.hidden < 1 || options.hidden > static_cast<int>(kMaxHidden))
-    return Status::InvalidArgument("hidden size must be in [1, " + std::to_string(kMaxHidden) + "]");
-  if (options.critic_members < 0 || options.critic_members > static_cast<int>(kMaxCriticMembers) ||
-      static_cast<size_t>(1 + options.critic_members) * static_cast<size_t>(options.hidden) > kMaxCriticFloats)
-    return Status::InvalidArgument("--critic-members must be in [0, " + std::to_string(kMaxCriticMembers) +
-                                   "] with (1 + members) x hidden at most " + std::to_string(kMaxCriticFloats));
-  if (!(options.pessimism >= 0 && options.pessimism <= 100))
-    return Status::InvalidArgument("--pessimism must be in [0, 100]");
-  if (!(options.switch_margin >= 0 && options.switch_margin <= 1))
-    return Status::InvalidArgument("--switch-margin must be in [0, 1]");
+  CRMAP_RETURN_IF_ERROR(CheckTrainOptions(options));
 
   RlOptions rl_options;
   rl_options.policy_hidden = options.hidden;
@@ -237,12 +255,12 @@ Result<PolicyFile> TrainPolicy(const Workload& workload, const SearchSpace& spac
     }
   }
   file.latency_model = FitLatencyModel(x, y);
-  Config fallback = ChooseFallback(space, records, shapes);
+  Config fallback = ChooseFallback(space, scores, shapes);
   for (int v : fallback.values) file.fallback.push_back(static_cast<uint32_t>(v));
   // The static plan is the incumbent: away from the table the hook leaves it only for a predicted gain beyond
   // the switch margin (measured: issue 12's static plan was ahead of the learned choice on dlrm_bottom_mlp, whose
   // critics pick among configs within a few percent of each other; experiments/RESULTS.md).
-  const Config incumbent = ChooseStaticPlan(space, records, shapes);
+  const Config incumbent = ChooseStaticPlan(space, scores, shapes);
   for (int v : incumbent.values) file.incumbent.push_back(static_cast<uint32_t>(v));
   file.switch_margin = options.switch_margin;
 
@@ -259,7 +277,7 @@ Result<PolicyFile> TrainPolicy(const Workload& workload, const SearchSpace& spac
     folds_options.pessimism = options.pessimism;
     folds_options.switch_margin = options.switch_margin;
     const std::vector<FoldOutcome> folds =
-        LeaveOneShapeOut(space, features, observations, records, scores, shapes, folds_options);
+        LeaveOneShapeOut(space, features, observations, scores, shapes, folds_options);
     file.calibration = CalibrationFromFolds(folds);
     if (report) {
       report->calibration = file.calibration;
@@ -323,10 +341,7 @@ Result<PolicyFile> TrainPolicy(const Workload& workload, const SearchSpace& spac
 
 Status TrainFromDatabase(const std::string& db_path, const std::string& workload_option, const std::string& out_path,
                          TrainOptions options, TrainReport* report, std::string* workload_name) {
-  if (options.critic_epochs < 0 || options.policy_steps < 0)
-    return Status::InvalidArgument("--critic-epochs and --policy-steps must be >= 0");
-  if (!(options.switch_margin >= 0 && options.switch_margin <= 1))  // before anything is read or logged
-    return Status::InvalidArgument("--switch-margin must be in [0, 1]");
+  CRMAP_RETURN_IF_ERROR(CheckTrainOptions(options));  // before anything is read or logged
   CRMAP_ASSIGN_OR_RETURN(TuningDbContents all, ReadTuningDb(db_path));
   CRMAP_ASSIGN_OR_RETURN(Workload workload, ResolveDbWorkload(all.records, workload_option, db_path));
   CRMAP_ASSIGN_OR_RETURN(SearchSpace space, SearchSpace::Build(workload));

@@ -69,10 +69,15 @@ struct TrainReport {
 // The fallback: among configs measured ok at every tuned shape (and never failing anywhere), the one with the
 // best worst-case speedup over the default; the default config when no other qualifies.
 Config ChooseFallback(const SearchSpace& space, const std::vector<TuningRecord>& records, const std::vector<Dims>& shapes);
+// ... from the records' scores (config_scores.h: ScoreConfigs), when the caller has them already.
+Config ChooseFallback(const SearchSpace& space, const std::map<Dims, ShapeScores>& scores,
+                      const std::vector<Dims>& shapes);
 
 // The static plan: among configs measured ok at every tuned shape, the best geometric-mean speedup (what one
 // config for the whole distribution, as a TensorRT optimisation profile has, would be).
 Config ChooseStaticPlan(const SearchSpace& space, const std::vector<TuningRecord>& records,
+                        const std::vector<Dims>& shapes);
+Config ChooseStaticPlan(const SearchSpace& space, const std::map<Dims, ShapeScores>& scores,
                         const std::vector<Dims>& shapes);
 
 // A config from the hook's value indices (one per knob, as PolicyModel::Decide writes them).

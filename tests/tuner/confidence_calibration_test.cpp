@@ -108,7 +108,7 @@ TEST_F(LeaveOneShapeOutTest, ACriticNeverSeesTheShapeItIsJudgedOn) {
     options.hidden = 16;
     options.pessimism = 0;  // the choice by the critics' mean: a wild bootstrap critic does not make it the default
     const std::vector<FoldOutcome> folds =
-        LeaveOneShapeOut(space_, features, observations, records, scores, shapes, options);
+        LeaveOneShapeOut(space_, features, observations, scores, shapes, options);
     ASSERT_EQ(folds.size(), 9u);  // in the shapes' order: batch 1, 2, 3, 4, 6, 8, 256, 512, 1024
     for (const FoldOutcome& fold : folds) {
       EXPECT_TRUE(fold.measured);  // every candidate was measured at every shape
@@ -121,7 +121,7 @@ TEST_F(LeaveOneShapeOutTest, ACriticNeverSeesTheShapeItIsJudgedOn) {
   // Small critics extrapolate imperfectly, so the shapes inside a region are judged over seeds, not one by one.
   EXPECT_GE(interior_right, 10) << "of 12 folds at batch 4 and 512 over six seeds";
   // Fewer than two shapes: nothing to hold out against.
-  EXPECT_TRUE(LeaveOneShapeOut(space_, features, observations, records, scores, {shapes[0]}, {}).empty());
+  EXPECT_TRUE(LeaveOneShapeOut(space_, features, observations, scores, {shapes[0]}, {}).empty());
 }
 
 // A fold's candidates are chosen without the shape left out: its labels' tie-break and its fallback's worst case
@@ -138,7 +138,7 @@ TEST_F(LeaveOneShapeOutTest, AFoldsCandidatesAreChosenWithoutTheShapeLeftOut) {
   ASSERT_EQ(NoiseAwareLabel(scores, three_shapes_[1])->config, space_.ToString(p_));
   ASSERT_EQ(ChooseFallback(space_, records, three_shapes_), f_);
   ASSERT_EQ(ChooseStaticPlan(space_, records, three_shapes_), f_);
-  const FoldCandidateSet candidates = FoldCandidates(space_, records, scores, three_shapes_, three_shapes_[0]);
+  const FoldCandidateSet candidates = FoldCandidates(space_, scores, three_shapes_, three_shapes_[0]);
   EXPECT_EQ(candidates.configs, (std::vector<Config>{q_, r_, g_}));
   // The incumbent, the static plan without batch 1: G (1.43x at both shapes left) over F (1.25x), both measured
   // everywhere.
@@ -160,7 +160,7 @@ TEST_F(LeaveOneShapeOutTest, AFoldsLabelsTieWithinTheRecordNoiseOfTheScoresLeft)
   scores_left.erase(three_shapes_[0]);
   ASSERT_EQ(EstimateRecordNoise(scores_left), kMaxRecordNoise);
   ASSERT_EQ(NoiseAwareLabel(scores_left, three_shapes_[2])->config, space_.ToString(q_));  // the 5% band alone
-  const FoldCandidateSet candidates = FoldCandidates(space_, records, scores, three_shapes_, three_shapes_[0]);
+  const FoldCandidateSet candidates = FoldCandidates(space_, scores, three_shapes_, three_shapes_[0]);
   EXPECT_EQ(candidates.configs, (std::vector<Config>{p_}));
   EXPECT_EQ(candidates.incumbent, 0u);  // P is the static plan too
 }
@@ -193,7 +193,7 @@ TEST_F(LeaveOneShapeOutTest, AFoldKeepsTheIncumbentUnlessTheCriticsPredictAGainB
       options.pessimism = 0;
       options.switch_margin = margin;
       const std::vector<FoldOutcome> folds =
-          LeaveOneShapeOut(space_, features, observations, records, scores, shapes, options);
+          LeaveOneShapeOut(space_, features, observations, scores, shapes, options);
       ASSERT_EQ(folds.size(), 11u);
       for (size_t i = 6; i < 10; ++i) {  // batch 256 to 768, inside Y's region
         ASSERT_TRUE(folds[i].measured);
