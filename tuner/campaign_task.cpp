@@ -10,6 +10,8 @@
 #include "backend/host.h"
 #include "datasets/catalog.h"
 #include "tuner/backend_evaluator.h"
+#include "tuner/config_scores.h"
+#include "tuner/leader_recheck.h"
 #include "tuner/measurement_record.h"
 #include "tuner/replay_evaluator.h"
 #include "tuner/text_table.h"
@@ -64,6 +66,7 @@ Result<ResumeState> AccountForResume(const std::vector<TuningRecord>& records, c
     if (mine && r.agent == "confirm") state.confirmed_shapes.insert(DimsToText(r.dims));
     if (mine && r.agent != "anchor" && !r.baseline) {
       ++state.already;
+      if (r.agent == "recheck") ++state.rechecked;
       ++state.spent[DimsToText(r.dims)];
       if (r.status == "ok") ++state.spent_ok[DimsToText(r.dims)];
     }
@@ -188,10 +191,17 @@ Status RunResolvedTask(const TuneTask& task, const ResolvedTask& resolved, const
     Status stored = writer.Append(MeasurementRecordJson(workload, space, event.dims, result, context));
     if (!stored.ok()) spdlog::error("could not record the hung candidate: {}", stored.message());
   });
-  ResultSink sink = [&](const std::vector<Candidate>& candidates, const std::vector<Evaluation>&) -> Status {
+  // Every result of a batch appended to the database (with `record_context`'s agent) and counted; the anchors of
+  // shapes whose default is not stored yet, once each. `appended` (if given) receives the results' records.
+  auto store = [&](const std::vector<Candidate>& candidates, std::vector<TuningRecord>* appended) -> Status {
     for (size_t i = 0; i < candidates.size(); ++i) {
-      CRMAP_RETURN_IF_ERROR(writer.Append(MeasurementRecordJson(workload, space, candidates[i].dims,
-                                                                evaluator.last_results()[i], record_context)));
+      const Json record = MeasurementRecordJson(workload, space, candidates[i].dims, evaluator.last_results()[i],
+                                                record_context);
+      CRMAP_RETURN_IF_ERROR(writer.Append(record));
+      if (appended) {
+        CRMAP_ASSIGN_OR_RETURN(TuningRecord parsed, ParseTuningRecord(record.dump()));
+        appended->push_back(std::move(parsed));
+      }
       ++spent[DimsToText(candidates[i].dims)];
       if (evaluator.last_results()[i].status == CandidateStatus::kOk) ++spent_ok[DimsToText(candidates[i].dims)];
       if (candidates[i].config == space.Default()) anchored.insert(DimsToText(candidates[i].dims));
@@ -204,12 +214,17 @@ Status RunResolvedTask(const TuneTask& task, const ResolvedTask& resolved, const
     }
     return Status::Ok();
   };
+  ResultSink sink = [&](const std::vector<Candidate>& candidates, const std::vector<Evaluation>&) -> Status {
+    return store(candidates, nullptr);
+  };
 
+  // The agent spends the budget less the rechecks' share; rechecks already stored are not the agent's.
+  const size_t recheck_budget = RecheckBudget(task.budget, settings.recheck_share);
   CampaignOptions options;
-  options.budget = task.budget;
+  options.budget = task.budget - recheck_budget;
   options.batch = settings.batch;
   options.time_limit_s = settings.time_limit_s;
-  options.already_measured = already;
+  options.already_measured = already - state.rechecked;
   // Exhaustive grid runs pass through long runs of unsupported configs (all of bf16 on AVX2) by design.
   options.max_consecutive_failures = settings.max_failures >= 0 ? static_cast<size_t>(settings.max_failures)
                                      : task.agent == "grid"   ? 0
@@ -222,11 +237,46 @@ Status RunResolvedTask(const TuneTask& task, const ResolvedTask& resolved, const
     if (p.eta_s > 0) stage += Format(" ETA %.0fs", p.eta_s);
     settings.on_progress(stage, static_cast<int>(p.measured), static_cast<int>(p.budget));
   };
-  spdlog::info("campaign '{}': {} with agent {} over {} shapes, budget {}{}", settings.campaign, workload.name(),
+  spdlog::info("campaign '{}': {} with agent {} over {} shapes, budget {}{}{}", settings.campaign, workload.name(),
                  agent->name(), shapes.size(), task.budget,
+                 recheck_budget ? Format(" (%zu of it rechecks of the leaders)", recheck_budget) : std::string(),
                  already ? Format(" (%zu measured before, resuming)", already) : std::string());
   CRMAP_ASSIGN_OR_RETURN(CampaignOutcome outcome,
                          RunCampaign(space, shapes, *agent, evaluator, sink, history, options));
+  // The rechecks: the budget kept back measures the leaders again, one shape at a time (NextLeaderRecheck on the
+  // scores of every record at these shapes, this run's included). Not after a stop or the time limit.
+  size_t rechecks_now = 0;
+  std::map<Dims, ShapeScores> rechecked_scores;  // after the rechecks: the report's best where no confirmation runs
+  if (recheck_budget > state.rechecked && outcome.end != CampaignEnd::kStopped &&
+      outcome.end != CampaignEnd::kTimeLimit) {
+    std::set<Dims> task_shapes(shapes.begin(), shapes.end());
+    std::vector<TuningRecord> at_shapes;
+    CRMAP_ASSIGN_OR_RETURN(TuningDbContents now, ReadTuningDbFor(settings.db, workload, space));
+    for (auto& r : now.records)
+      if (task_shapes.count(r.dims)) at_shapes.push_back(std::move(r));
+    record_context.agent = "recheck";
+    size_t left = recheck_budget - state.rechecked;
+    while (left > 0 && !(settings.stop && settings.stop->load())) {
+      std::optional<LeaderRecheck> next =
+          NextLeaderRecheck(ScoreConfigs(space, at_shapes, settings.objective), shapes, left);
+      if (!next) break;
+      std::vector<Candidate> candidates;
+      for (const std::string& config : next->configs) {
+        CRMAP_ASSIGN_OR_RETURN(Config parsed, space.Parse(config));
+        candidates.push_back({next->dims, parsed});
+      }
+      if (settings.on_progress)
+        settings.on_progress(Format("%s rechecking the leaders at %s", workload.name().c_str(),
+                                    DimsToText(next->dims).c_str()),
+                             static_cast<int>(recheck_budget - left), static_cast<int>(recheck_budget));
+      evaluator.Evaluate(candidates);
+      CRMAP_RETURN_IF_ERROR(store(candidates, &at_shapes));
+      left -= candidates.size();
+      rechecks_now += candidates.size();
+    }
+    if (rechecks_now > 0) rechecked_scores = ScoreConfigs(space, at_shapes, settings.objective);
+    record_context.agent = agent->name();
+  }
   hang_recording.reset();
   // A hang in the confirmation round (no measurement of the budget) ends the process: a restart would only
   // confirm the same config again.
@@ -251,7 +301,16 @@ Status RunResolvedTask(const TuneTask& task, const ResolvedTask& resolved, const
     Config best_config = s.best;
     double median = s.best_evaluation.median_us, p99 = s.best_evaluation.p99_us;
     double vs_default = s.best_evaluation.speedup, vs_libtorch = 0;
-    const bool confirm_again = outcome.measured_now > 0 || !confirmed_shapes.count(key);
+    if (auto it = rechecked_scores.find(s.dims); it != rechecked_scores.end() && it->second.Best()) {
+      const ConfigScore& best = *it->second.Best();  // the rechecks may have changed the leader
+      if (auto parsed = space.Parse(best.config); parsed.ok()) {
+        best_config = *parsed;
+        median = best.median_us;
+        p99 = best.p99_us;
+        vs_default = best.speedup;
+      }
+    }
+    const bool confirm_again = outcome.measured_now + rechecks_now > 0 || !confirmed_shapes.count(key);
     if (settings.confirm && !confirm_again) ++confirmed_earlier;
     if (settings.confirm && confirm_again && !(settings.stop && settings.stop->load())) {
       ++confirmed_now;
@@ -310,15 +369,18 @@ Status RunResolvedTask(const TuneTask& task, const ResolvedTask& resolved, const
     shapes_json.push_back(row);
   }
   report->json = {{"campaign", settings.campaign}, {"workload", workload.name()}, {"agent", agent->name()},
-                  {"db", settings.db}, {"measured_now", outcome.measured_now},
+                  {"db", settings.db}, {"measured_now", outcome.measured_now + rechecks_now},
+                  {"rechecks_now", rechecks_now}, {"recheck_budget", recheck_budget},
                   {"probes_now", outcome.probes_now}, {"climbs_now", outcome.climbs_now},
                   {"shape_choice", ShapeChoiceName(task.shape_choice)},
-                  {"measured_total", outcome.measured_total}, {"end", CampaignEndName(outcome.end)},
+                  {"measured_total", outcome.measured_total + state.rechecked + rechecks_now},
+                  {"end", CampaignEndName(outcome.end)},
                   {"objective", ObjectiveName(settings.objective)}, {"shapes", shapes_json}};
   report->text = Format("\n%s: %s, agent %s, %zu measurements (%zu this run, %zu of them active-learning probes, "
-                        "%zu climbs), ended: %s\n", settings.campaign.c_str(), workload.name().c_str(),
-                        agent->name().c_str(), outcome.measured_total, outcome.measured_now, outcome.probes_now,
-                        outcome.climbs_now, CampaignEndName(outcome.end)) +
+                        "%zu climbs, %zu rechecks of the leaders), ended: %s\n", settings.campaign.c_str(),
+                        workload.name().c_str(), agent->name().c_str(),
+                        outcome.measured_total + state.rechecked + rechecks_now, outcome.measured_now + rechecks_now,
+                        outcome.probes_now, outcome.climbs_now, rechecks_now, CampaignEndName(outcome.end)) +
                  table.Render() +
                  (confirmed_now ? "best: the fastest of the campaign's 3 leaders per shape in a final interleaved run "
                                   "with the default and LibTorch eager (the speedups are from that run)\n"

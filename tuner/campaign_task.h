@@ -6,7 +6,9 @@
 // every result appended to the database before the agent sees it (anchors stored once per shape) -> per shape,
 // the confirmation round: the campaign's leaders, the default and LibTorch's peers (backend/peer.h) in one
 // interleaved run; the fastest of that run is the shape's best, its speedups are from that run, and the peers'
-// rows are stored (agent "confirm"). A resumed campaign that measured nothing new does not confirm again where its
+// rows are stored (agent "confirm"). With a recheck share, the agent spends the budget less that share and the
+// rest measures the shapes' leaders again (tuner/leader_recheck.h; records of agent "recheck") before the
+// confirmation. A resumed campaign that measured nothing new does not confirm again where its
 // confirmation already ran. The report is text and JSON for the CLI to print. Not thread-safe (it measures).
 #pragma once
 
@@ -37,6 +39,9 @@ struct TaskSettings {
   double time_limit_s = 0;
   bool resume = false;
   bool confirm = true;
+  // Share of the budget in [0, 1) kept back from the agent to measure each shape's two leaders again
+  // (tuner/leader_recheck.h): RecheckBudget(budget, recheck_share) measurements. 0: the agent spends it all.
+  double recheck_share = 0;
   int max_failures = -1;   // consecutive failures before the agent is stopped; -1: 48, none for grid
   SessionOptions session;  // compile options, validation, timeout, warm and cold samples, peer executable
   const std::atomic<bool>* stop = nullptr;  // raised: finish and store the batch in flight, confirm nothing more
@@ -53,6 +58,7 @@ struct TaskReport {
 // What a campaign already did at its shapes, from the records of its workload and space.
 struct ResumeState {
   size_t already = 0;                       // this campaign's measurements of agent proposals at these shapes
+  size_t rechecked = 0;                     // ... of them, rechecks of its leaders (agent "recheck")
   std::map<std::string, size_t> spent;      // per shape (DimsToText)
   std::map<std::string, size_t> spent_ok;   // ... of them, those that ran and validated
   std::set<std::string> confirmed_shapes;   // where its confirmation round already ran

@@ -15,6 +15,9 @@
 # <w>.baseline.policy from the database with that build, and `evaluate --compare-policy` measures its picks in
 # the same interleaved runs as the policy's. STOP_AFTER=tune|train ends each workload after that step.
 #
+# RECHECK=<share> (e.g. 0.2) keeps that share of the campaign's budget back from the agent to measure each tuned
+# shape's two leading configs again (`crmap tune --recheck-share`, tuner/leader_recheck.h).
+#
 # CAMPAIGN_SHAPES=<n> spreads the same budget (still SHARE x plan configs x TUNED) over n shapes of the
 # distribution instead of TUNED: fewer shapes, more measurements each.
 #
@@ -28,7 +31,7 @@
 # usage: experiments/policy_accuracy/budgeted.sh [--workloads LIST] [--isa host|avx2] [--out DIR]
 #   (default workloads: the held-out set, then the five built-ins)
 #   [--rounds N]  env: SHARE=0.10 TUNED=8 HELD_OUT=8 AGENT=rl SEED=1 OBJECTIVE=median BASELINE_CRMAP= STOP_AFTER=
-#                      EXPLORE=0 SUGGEST=4 COMPARE_WITH= SHAPE_CHOICE=draws CAMPAIGN_SHAPES=TUNED
+#                      EXPLORE=0 SUGGEST=4 COMPARE_WITH= SHAPE_CHOICE=draws CAMPAIGN_SHAPES=TUNED RECHECK=0
 set -euo pipefail
 source "$(dirname "$0")/../common.sh"
 results_by_isa=1  # results/budgeted/<the ISA crmap runs on> (avx2 under --isa avx2; version.txt says which host)
@@ -45,6 +48,11 @@ campaign_shapes=${CAMPAIGN_SHAPES:-$tuned}
 case "$shape_choice" in draws|cover) ;; *) echo "SHAPE_CHOICE must be draws or cover" >&2; exit 2 ;; esac
 shape_choice_args=()  # draws is every build's default; builds before the flag (ab_campaigns.sh's CRMAP_A) lack it
 [ "$shape_choice" = draws ] || shape_choice_args=(--shape-choice "$shape_choice")
+recheck=${RECHECK:-0}
+"$python" -c 'import sys; sys.exit(0 if 0 <= float(sys.argv[1]) < 1 else 1)' "$recheck" 2>/dev/null ||
+  { echo "RECHECK must be a share in [0, 1)" >&2; exit 2; }
+recheck_args=()  # builds before the flag (ab_campaigns.sh's CRMAP_A) lack it
+"$python" -c 'import sys; sys.exit(0 if float(sys.argv[1]) > 0 else 1)' "$recheck" && recheck_args=(--recheck-share "$recheck")
 "$python" -c 'import sys; sys.exit(0 if 0 <= float(sys.argv[1]) < 1 else 1)' "$explore" 2>/dev/null ||
   { echo "EXPLORE must be a share in [0, 1)" >&2; exit 2; }
 exploring=$("$python" -c 'import sys; print(1 if float(sys.argv[1]) > 0 else 0)' "$explore")
@@ -60,6 +68,7 @@ for workload in $workloads; do
   [ -n "${distribution[$workload]:-}" ] || { echo "no distribution chosen for '$workload' in $0" >&2; exit 2; }
 done
 echo "protocol: share $share of plan configs x $tuned tuned shapes ($shape_choice), agent $agent seed $seed; $held_out held-out shapes, $eval_rounds rounds, objective $objective" > "$out/protocol.txt"
+[ "$recheck" = 0 ] || echo "recheck: $recheck of each campaign's budget re-measures the leaders" >> "$out/protocol.txt"
 [ "$campaign_shapes" = "$tuned" ] ||
   echo "campaign: that budget spread over $campaign_shapes shapes (CAMPAIGN_SHAPES)" >> "$out/protocol.txt"
 [ "$exploring" = 0 ] ||
@@ -85,7 +94,8 @@ for workload in $workloads; do
       "(${share} of $plan plan configs x $tuned shapes), over $campaign_shapes shapes" >&2
     rm -f "$db"
     "$crmap" tune --workload "$w" --shapes "$shapes" --num-shapes "$campaign_shapes" \
-      ${shape_choice_args[@]+"${shape_choice_args[@]}"} --agent "$agent" --seed "$seed" --budget "$((budget - explore_budget))" --db "$db" --no-confirm \
+      ${shape_choice_args[@]+"${shape_choice_args[@]}"} ${recheck_args[@]+"${recheck_args[@]}"} --agent "$agent" \
+      --seed "$seed" --budget "$((budget - explore_budget))" --db "$db" --no-confirm \
       --objective "$objective" --json \
       > "$out/${workload}_tune.json"
   fi

@@ -1,6 +1,8 @@
 #include "tuner/campaign_task.h"
 
+#include <cmath>
 #include <filesystem>
+#include <set>
 
 #include <gtest/gtest.h>
 
@@ -24,6 +26,33 @@ class CampaignTaskTest : public ::testing::Test {
     r.status = status;
     return r;
   }
+  // An empty temporary folder named `name`.
+  static fs::path FreshDir(const std::string& name) {
+    const fs::path dir = fs::path(::testing::TempDir()) / name;
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    return dir;
+  }
+  // A random-agent campaign of `budget` on tiny_mlp at two shapes.
+  static TuneTask TinyTask(size_t budget) {
+    TuneTask task;
+    task.workload = std::string(CRMAP_SOURCE_DIR) + "/tests/data/tiny_mlp.json";
+    task.shapes = "batch=2;batch=16";
+    task.agent = "random";
+    task.budget = budget;
+    return task;
+  }
+  // Few rounds, no warm-up or cold samples, database in `dir`.
+  static TaskSettings QuickSettings(const std::string& campaign, const fs::path& dir) {
+    TaskSettings settings;
+    settings.campaign = campaign;
+    settings.db = (dir / "db.jsonl").string();
+    settings.rounds = 2;
+    settings.warmup = 0;
+    settings.session.measure.cold_samples = 0;
+    settings.session.peer_executable = "";  // no child-process peer here (tiny_mlp's BLAS core is the host's)
+    return settings;
+  }
   Workload workload_ = testing::MustLoad("dlrm_mlp");
   SearchSpace space_ = testing::MustSpace(workload_, 2);
   std::vector<Dims> shapes_ = {{{"batch", 1}}, {{"batch", 8}}};
@@ -35,6 +64,7 @@ TEST_F(CampaignTaskTest, ResumeCountsThisCampaignsProposalsAtItsShapesOnly) {
       Record(1, "threads=1", "c", "rl"),                         // counts
       Record(1, "weights=packed", "c", "rl", "unsupported"),     // counts, not ok
       Record(8, "threads=1", "c", "rl"),                         // counts
+      Record(8, "threads=1", "c", "recheck"),                    // counts, and as a recheck
       Record(64, "threads=1", "c", "rl"),                        // another shape: does not count
       Record(8, "weights=packed", "other", "rl"),                // another campaign
       Record(8, "default", "other", "anchor"),                   // ... whose anchor still anchors batch=8
@@ -45,16 +75,17 @@ TEST_F(CampaignTaskTest, ResumeCountsThisCampaignsProposalsAtItsShapesOnly) {
   records.push_back(peer);  // a confirmation ran at batch=1
   auto state = AccountForResume(records, "c", shapes_, space_, /*resume=*/true, "dlrm_mlp in db");
   ASSERT_TRUE(state.ok()) << state.status().ToString();
-  EXPECT_EQ(state->already, 3u);
+  EXPECT_EQ(state->already, 4u);
+  EXPECT_EQ(state->rechecked, 1u);
   EXPECT_EQ(state->spent.at("batch=1"), 2u);
   EXPECT_EQ(state->spent_ok.at("batch=1"), 1u);
-  EXPECT_EQ(state->spent.at("batch=8"), 1u);
+  EXPECT_EQ(state->spent.at("batch=8"), 2u);
   EXPECT_EQ(state->confirmed_shapes, (std::set<std::string>{"batch=1"}));
   EXPECT_EQ(state->anchored, (std::set<std::string>{"batch=1", "batch=8"}));
 
   auto refused = AccountForResume(records, "c", shapes_, space_, /*resume=*/false, "dlrm_mlp in db");
   ASSERT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_NE(refused.status().message().find("campaign 'c' already has 3 measurements of dlrm_mlp in db"),
+  EXPECT_NE(refused.status().message().find("campaign 'c' already has 4 measurements of dlrm_mlp in db"),
             std::string::npos)
       << refused.status().message();
   EXPECT_TRUE(AccountForResume(records, "new", shapes_, space_, /*resume=*/false, "x").ok());
@@ -117,21 +148,9 @@ TEST(CampaignNameTest, EmptyControlAndOverlongNamesAreRefused) {
 }
 
 TEST_F(CampaignTaskTest, RunsStoresConfirmsAndRefusesToRepeatItself) {
-  const fs::path dir = fs::path(::testing::TempDir()) / "crmap_campaign_task_test";
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  TuneTask task;
-  task.workload = std::string(CRMAP_SOURCE_DIR) + "/tests/data/tiny_mlp.json";
-  task.shapes = "batch=2;batch=16";
-  task.agent = "random";
-  task.budget = 6;
-  TaskSettings settings;
-  settings.campaign = "t";
-  settings.db = (dir / "db.jsonl").string();
-  settings.rounds = 2;
-  settings.warmup = 0;
-  settings.session.measure.cold_samples = 0;
-  settings.session.peer_executable = "";  // no child-process peer here (tiny_mlp's BLAS core is the host's)
+  const fs::path dir = FreshDir("crmap_campaign_task_test");
+  TuneTask task = TinyTask(6);
+  TaskSettings settings = QuickSettings("t", dir);
   TaskReport report;
   Status ran = RunTuneTask(task, settings, &report);
   ASSERT_TRUE(ran.ok()) << ran.ToString();
@@ -153,6 +172,48 @@ TEST_F(CampaignTaskTest, RunsStoresConfirmsAndRefusesToRepeatItself) {
 
   TaskReport again;
   EXPECT_EQ(RunTuneTask(task, settings, &again).code(), StatusCode::kInvalidArgument);
+  fs::remove_all(dir);
+}
+
+// A recheck share: the agent spends the budget less the share, the rest measures leaders again — configs the
+// campaign measured at that shape, never the default — and a resume finds the whole budget spent.
+TEST_F(CampaignTaskTest, RechecksMeasureTheLeadersAgainWithinTheBudget) {
+  const fs::path dir = FreshDir("crmap_campaign_task_recheck_test");
+  TuneTask task = TinyTask(8);
+  TaskSettings settings = QuickSettings("r", dir);
+  settings.confirm = false;
+  settings.recheck_share = 0.5;
+  TaskReport report;
+  Status ran = RunTuneTask(task, settings, &report);
+  ASSERT_TRUE(ran.ok()) << ran.ToString();
+  auto db = ReadTuningDb(settings.db);
+  ASSERT_TRUE(db.ok());
+  size_t proposals = 0, rechecks = 0;
+  std::set<std::pair<std::string, std::string>> proposed;  // (dims, config) the agent measured
+  for (const auto& r : db->records) {
+    if (r.agent == "random") {
+      ++proposals;
+      proposed.insert({DimsToText(r.dims), r.config});
+    }
+    if (r.agent != "recheck") continue;
+    ++rechecks;
+    EXPECT_TRUE(proposed.count({DimsToText(r.dims), r.config})) << r.config << " at " << DimsToText(r.dims);
+    EXPECT_NE(r.config, r.anchor);  // never the default
+    EXPECT_FALSE(std::isnan(r.ratio_to_anchor));  // side by side with the default, like every measurement
+  }
+  EXPECT_EQ(proposals, 4u);
+  EXPECT_GE(rechecks, 3u);  // 4 kept back; a pair that does not fit the last one may leave it unspent
+  EXPECT_LE(rechecks, 4u);
+  EXPECT_EQ(report.json["rechecks_now"], rechecks);
+  EXPECT_EQ(report.json["recheck_budget"], 4);
+  EXPECT_EQ(report.json["measured_now"], proposals + rechecks);
+
+  TaskSettings again_settings = settings;
+  again_settings.resume = true;
+  TaskReport again;
+  ASSERT_TRUE(RunTuneTask(task, again_settings, &again).ok());
+  EXPECT_EQ(again.json["measured_now"], 0);  // both shares spent (or what is left fits no recheck)
+  EXPECT_EQ(again.json["measured_total"], proposals + rechecks);
   fs::remove_all(dir);
 }
 

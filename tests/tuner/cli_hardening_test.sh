@@ -124,6 +124,10 @@ for batch in 0 -1; do
 done
 expect_bad "tune --max-failures -1" "--max-failures must be in" \
   tune --workload dlrm_mlp --shapes batch=1 --agent random --budget 1 --db "$WORK/b.jsonl" --max-failures -1
+for share in 1 -0.1; do
+  expect_bad "tune --recheck-share $share" "--recheck-share must be in [0, 1)" \
+    tune --workload dlrm_mlp --shapes batch=1 --agent random --budget 1 --db "$WORK/b.jsonl" --recheck-share "$share"
+done
 expect_bad "tune --campaign ''" "campaign name" \
   tune --workload dlrm_mlp --shapes batch=1 --agent random --budget 1 --db "$WORK/b.jsonl" --campaign ""
 expect_bad "replay --budget -5" "--budget must be in" replay --db "$WORK/db.jsonl" --budget -5

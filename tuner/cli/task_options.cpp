@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "tuner/cli/measure_options.h"
+#include "tuner/text_table.h"
 
 namespace crmap::cli {
 
@@ -87,7 +88,18 @@ void AddTaskSettingsOptions(cxxopts::Options& options) {
       ("batch", "candidates measured together (interleaved) per step", cxxopts::value<int>()->default_value("8"))
       ("no-confirm", "skip the final side-by-side run with the default and LibTorch")
       ("max-failures", "stop the agent after this many consecutive failed measurements (0: never; default 48, "
-                       "none for grid)", cxxopts::value<int>());
+                       "none for grid)", cxxopts::value<int>())
+      ("recheck-share", "share of the budget in [0, 1) kept back from the agent to measure each shape's two "
+                        "leading configs again, the least resolved first",
+       cxxopts::value<double>()->default_value("0"));
+}
+
+Status ReadRecheckShare(const cxxopts::ParseResult& args, TaskSettings* settings) {
+  const double share = args["recheck-share"].as<double>();
+  if (!(share >= 0 && share < 1))
+    return Status::InvalidArgument(Format("--recheck-share must be in [0, 1), got %g", share));
+  settings->recheck_share = share;
+  return Status::Ok();
 }
 
 int FinishTasks(const std::vector<TaskReport>& reports, const TaskSettings& settings, const cxxopts::ParseResult& args,
