@@ -37,7 +37,7 @@ struct CampaignOptions {
   size_t batch = 8;
   double time_limit_s = 0;  // 0: none
   size_t max_consecutive_failures = 48;
-  size_t already_measured = 0;  // records of this campaign in the database (resume)
+  size_t already_measured = 0;  // the agent's records of this campaign in the database (resume; no rechecks)
   const std::atomic<bool>* stop = nullptr;
   std::function<void(const CampaignProgress&)> on_progress;
 };
@@ -64,7 +64,7 @@ struct CampaignOutcome {
   size_t measured_now = 0;      // in this run
   size_t probes_now = 0;        // of them, active-learning probes (Candidate::probe)
   size_t climbs_now = 0;        // and climbs (Candidate::climb)
-  size_t measured_total = 0;    // by this campaign, resumed records included
+  size_t measured_total = 0;    // by this campaign's agent, resumed records included (no rechecks)
   size_t duplicates_dropped = 0;
   std::vector<ShapeOutcome> shapes;  // in the order of the campaign's shapes
 };

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -218,10 +219,12 @@ Status RunResolvedTask(const TuneTask& task, const ResolvedTask& resolved, const
     return store(candidates, nullptr);
   };
 
-  // The agent spends the budget less the rechecks' share; rechecks already stored are not the agent's.
+  // The agent spends the budget less the rechecks' share (or less the rechecks already stored, if a resume asks
+  // for a smaller share); rechecks already stored are not the agent's measurements.
+  const auto task_start = std::chrono::steady_clock::now();
   const size_t recheck_budget = RecheckBudget(task.budget, settings.recheck_share);
   CampaignOptions options;
-  options.budget = task.budget - recheck_budget;
+  options.budget = task.budget - std::max(recheck_budget, state.rechecked);
   options.batch = settings.batch;
   options.time_limit_s = settings.time_limit_s;
   options.already_measured = already - state.rechecked;
@@ -244,19 +247,34 @@ Status RunResolvedTask(const TuneTask& task, const ResolvedTask& resolved, const
   CRMAP_ASSIGN_OR_RETURN(CampaignOutcome outcome,
                          RunCampaign(space, shapes, *agent, evaluator, sink, history, options));
   // The rechecks: the budget kept back measures the leaders again, one shape at a time (NextLeaderRecheck on the
-  // scores of every record at these shapes, this run's included). Not after a stop or the time limit.
+  // scores of every record at these shapes, this run's included), until a stop or the time limit.
+  // Never past the budget, whatever share an earlier run of the campaign (a resume) spent it with.
+  const size_t spent_so_far = outcome.measured_total + state.rechecked;
+  size_t left = recheck_budget > state.rechecked ? recheck_budget - state.rechecked : 0;
+  left = std::min(left, task.budget > spent_so_far ? task.budget - spent_so_far : 0);
+  if (outcome.end == CampaignEnd::kStopped || outcome.end == CampaignEnd::kTimeLimit) left = 0;
+  auto out_of_time = [&] {
+    return settings.time_limit_s > 0 && std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                                                      task_start).count() >= settings.time_limit_s;
+  };
   size_t rechecks_now = 0;
-  std::map<Dims, ShapeScores> rechecked_scores;  // after the rechecks: the report's best where no confirmation runs
-  if (recheck_budget > state.rechecked && outcome.end != CampaignEnd::kStopped &&
-      outcome.end != CampaignEnd::kTimeLimit) {
+  std::map<Dims, ShapeScores> rechecked_scores;  // with rechecks stored: the report's best where none confirms
+  if (left > 0 || state.rechecked > 0) {
     std::set<Dims> task_shapes(shapes.begin(), shapes.end());
     std::vector<TuningRecord> at_shapes;
     CRMAP_ASSIGN_OR_RETURN(TuningDbContents now, ReadTuningDbFor(settings.db, workload, space));
     for (auto& r : now.records)
       if (task_shapes.count(r.dims)) at_shapes.push_back(std::move(r));
     record_context.agent = "recheck";
-    size_t left = recheck_budget - state.rechecked;
-    while (left > 0 && !(settings.stop && settings.stop->load())) {
+    while (left > 0) {
+      if (settings.stop && settings.stop->load()) {
+        outcome.end = CampaignEnd::kStopped;
+        break;
+      }
+      if (out_of_time()) {
+        outcome.end = CampaignEnd::kTimeLimit;
+        break;
+      }
       std::optional<LeaderRecheck> next =
           NextLeaderRecheck(ScoreConfigs(space, at_shapes, settings.objective), shapes, left);
       if (!next) break;
@@ -268,13 +286,13 @@ Status RunResolvedTask(const TuneTask& task, const ResolvedTask& resolved, const
       if (settings.on_progress)
         settings.on_progress(Format("%s rechecking the leaders at %s", workload.name().c_str(),
                                     DimsToText(next->dims).c_str()),
-                             static_cast<int>(recheck_budget - left), static_cast<int>(recheck_budget));
+                             static_cast<int>(rechecks_now), static_cast<int>(rechecks_now + left));
       evaluator.Evaluate(candidates);
       CRMAP_RETURN_IF_ERROR(store(candidates, &at_shapes));
       left -= candidates.size();
       rechecks_now += candidates.size();
     }
-    if (rechecks_now > 0) rechecked_scores = ScoreConfigs(space, at_shapes, settings.objective);
+    if (state.rechecked + rechecks_now > 0) rechecked_scores = ScoreConfigs(space, at_shapes, settings.objective);
     record_context.agent = agent->name();
   }
   hang_recording.reset();

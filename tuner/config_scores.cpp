@@ -69,7 +69,8 @@ double EstimateRecordNoise(const std::map<Dims, ShapeScores>& scores) {
     std::vector<double> changes;
     for (const auto& [config, score] : scores.at(shapes[i]).configs) {
       const ConfigScore* other = there.Find(config);
-      if (!other || score.is_default) continue;
+      // One record each side: a median of several (a campaign's rechecks) is less noisy than one record.
+      if (!other || score.is_default || score.ok != 1 || other->ok != 1) continue;
       const double change = log_speedup(score) - log_speedup(*other);
       if (std::isfinite(change)) changes.push_back(change);
     }

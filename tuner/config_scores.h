@@ -74,8 +74,8 @@ inline constexpr double kNoiseBand = 0.05;
 // 2 x 0.6745 (the median of |N(0, 1)|), estimates the noise, robust to a few configs whose gap really moved and
 // high where many did. Measured on this project's 2-core hosts (experiments/RESULTS.md): 0.026-0.057 on the
 // campaigns of most workloads, 0.10 on mobilenet_v2_block's; a direct measurement of one dlrm_bottom_mlp shape
-// gave 0.05-0.07. Each config's speedup at a shape is taken as one record's (what a campaign measures); a config
-// of several records there makes the estimate low. 0 when fewer than kMinNoiseDifferences differences are known
+// gave 0.05-0.07. Only configs of one ok record at both shapes count (a config measured again, e.g. by a
+// campaign's rechecks of its leaders, has a less noisy median and would make the estimate low). 0 when fewer than kMinNoiseDifferences differences are known
 // or they show no spread (the fixed band alone then); at most kMaxRecordNoise (a tie band of 20% between single
 // records).
 inline constexpr size_t kMinNoiseDifferences = 8;

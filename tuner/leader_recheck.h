@@ -9,7 +9,8 @@
 // Which shape: the leaders known from the fewest records first (a config of one record among the leaders is
 // unconfirmed, including a new leader a recheck just promoted), then the least separated — the gap between their
 // log speedups over its standard error in records, |ln s1 - ln s2| / sqrt(1/n1 + 1/n2) (n: ok records; the
-// default's speedup is exact, so its term is 0 and it is not measured again) — then the fewest records in all,
+// default's speedup is exact, so its term is 0 and it is never a config to recheck — it runs beside every
+// measurement as the anchor anyway) — then the fewest records in all,
 // then dims order. Two truly tied configs stay unseparated however often they are measured, so the record count
 // comes first: no shape takes every recheck. Pure functions; thread-safe.
 #pragma once
@@ -24,6 +25,7 @@
 
 namespace crmap {
 
+// One recheck: the configs to measure again at one shape, and why that shape (its place in the order above).
 struct LeaderRecheck {
   Dims dims;
   std::vector<std::string> configs;  // to measure again: the two leaders without the default (one or two)
@@ -38,8 +40,8 @@ struct LeaderRecheck {
 std::optional<LeaderRecheck> NextLeaderRecheck(const std::map<Dims, ShapeScores>& scores,
                                                const std::vector<Dims>& shapes, size_t measurements);
 
-// The measurements of `budget` a recheck share in [0, 1) keeps back for rechecks: floor(share x budget), never
-// the whole budget (the agent measures first; a share that would leave it nothing leaves it one).
+// The measurements of `budget` a recheck share in [0, 1) keeps back for rechecks: floor(share x budget) (at most
+// budget - 1, should rounding ever reach the whole budget: the agent measures first); 0 for a NaN share.
 size_t RecheckBudget(size_t budget, double share);
 
 }  // namespace crmap

@@ -52,7 +52,8 @@ recheck=${RECHECK:-0}
 "$python" -c 'import sys; sys.exit(0 if 0 <= float(sys.argv[1]) < 1 else 1)' "$recheck" 2>/dev/null ||
   { echo "RECHECK must be a share in [0, 1)" >&2; exit 2; }
 recheck_args=()  # builds before the flag (ab_campaigns.sh's CRMAP_A) lack it
-"$python" -c 'import sys; sys.exit(0 if float(sys.argv[1]) > 0 else 1)' "$recheck" && recheck_args=(--recheck-share "$recheck")
+"$python" -c 'import sys; sys.exit(0 if float(sys.argv[1]) > 0 else 1)' "$recheck" &&
+  recheck_args=(--recheck-share "$recheck")
 "$python" -c 'import sys; sys.exit(0 if 0 <= float(sys.argv[1]) < 1 else 1)' "$explore" 2>/dev/null ||
   { echo "EXPLORE must be a share in [0, 1)" >&2; exit 2; }
 exploring=$("$python" -c 'import sys; print(1 if float(sys.argv[1]) > 0 else 0)' "$explore")

@@ -217,5 +217,30 @@ TEST_F(CampaignTaskTest, RechecksMeasureTheLeadersAgainWithinTheBudget) {
   fs::remove_all(dir);
 }
 
+// A resume that asks for another share than the campaign ran with never spends more than the budget in all:
+// a share raised after the agent spent everything measures nothing, and a share dropped (the flag left out) gives
+// the agent nothing of what the rechecks spent.
+TEST_F(CampaignTaskTest, AResumeWithAnotherRecheckShareStaysWithinTheBudget) {
+  for (const auto& [first_share, resumed_share] : {std::pair{0.0, 0.5}, std::pair{0.5, 0.0}}) {
+    const fs::path dir = FreshDir("crmap_campaign_task_recheck_resume_test");
+    TuneTask task = TinyTask(6);
+    TaskSettings settings = QuickSettings("s", dir);
+    settings.confirm = false;
+    settings.recheck_share = first_share;
+    TaskReport first;
+    ASSERT_TRUE(RunTuneTask(task, settings, &first).ok());
+    const size_t spent = first.json["measured_total"].get<size_t>();
+    EXPECT_LE(spent, 6u);
+    EXPECT_GE(spent, 5u) << "share " << first_share;  // at most one measurement fits no recheck
+    settings.resume = true;
+    settings.recheck_share = resumed_share;
+    TaskReport resumed;
+    ASSERT_TRUE(RunTuneTask(task, settings, &resumed).ok());
+    EXPECT_EQ(resumed.json["measured_now"], 0) << "share " << first_share << " then " << resumed_share;
+    EXPECT_EQ(resumed.json["measured_total"], spent);
+    fs::remove_all(dir);
+  }
+}
+
 }  // namespace
 }  // namespace crmap

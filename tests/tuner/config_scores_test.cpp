@@ -266,6 +266,24 @@ TEST_F(ConfigScoresTest, ARecordsNoiseComparesEachShapeWithItsNearestOnlyAndSkip
   EXPECT_NEAR(EstimateRecordNoise(with_failure), 0.045 / (2 * 0.6745), 1e-9);
 }
 
+// A config measured twice at a shape (a campaign's recheck) has a median less noisy than one record's: it is left
+// out, so the estimate is what the single-record configs alone give.
+TEST_F(ConfigScoresTest, AConfigOfSeveralRecordsAtAShapeIsLeftOutOfTheNoiseEstimate) {
+  const std::vector<double> changes = {-0.06, -0.04, -0.02, 0, 0, 0.02, 0.04, 0.06, 0.5};
+  std::vector<TuningRecord> records;
+  AddShapePair(&records, 1, 2, changes);
+  TuningRecord again = records[1 + changes.size() - 1];  // X8 at n=1, measured a second time
+  ASSERT_EQ(again.config, "X8");
+  records.push_back(again);
+  std::vector<const TuningRecord*> pointers;
+  for (const TuningRecord& r : records) pointers.push_back(&r);
+  auto scores = ScoreConfigs(pointers, [](const std::string& c) { return c == "D"; });
+  ASSERT_EQ(scores.at({{"n", 1}}).configs.at("X8").ok, 2u);
+  const std::vector<double> single_record_configs(changes.begin(), changes.end() - 1);
+  EXPECT_NEAR(EstimateRecordNoise(scores), EstimateRecordNoise(TwoShapes(single_record_configs)), 1e-12);
+  EXPECT_GT(EstimateRecordNoise(TwoShapes(changes)), EstimateRecordNoise(TwoShapes(single_record_configs)));
+}
+
 TEST_F(ConfigScoresTest, TheTieBandWidensToWhatSingleRecordsCannotTellApartAndNarrowsWithMoreRecords) {
   EXPECT_EQ(TieBand(kNoiseBand, 0, 1, 1), kNoiseBand);
   EXPECT_NEAR(TieBand(kNoiseBand, 0.04, 1, 1), std::exp(kOneSidedZ95 * 0.04 * std::sqrt(2.0)) - 1, 1e-12);  // 9.8%
