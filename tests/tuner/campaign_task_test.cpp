@@ -217,8 +217,8 @@ TEST_F(CampaignTaskTest, RechecksMeasureTheLeadersAgainWithinTheBudget) {
   fs::remove_all(dir);
 }
 
-// A resume that asks for another share than the campaign ran with never spends more than the budget in all:
-// a share raised after the agent spent everything measures nothing, and a share dropped (the flag left out) gives
+// A resume that asks for another share than the campaign ran with never spends more than the budget in all: a
+// share raised after the agent spent everything adds no rechecks, and a share dropped (the flag left out) gives
 // the agent nothing of what the rechecks spent.
 TEST_F(CampaignTaskTest, AResumeWithAnotherRecheckShareStaysWithinTheBudget) {
   for (const auto& [first_share, resumed_share] : {std::pair{0.0, 0.5}, std::pair{0.5, 0.0}}) {
@@ -236,8 +236,10 @@ TEST_F(CampaignTaskTest, AResumeWithAnotherRecheckShareStaysWithinTheBudget) {
     settings.recheck_share = resumed_share;
     TaskReport resumed;
     ASSERT_TRUE(RunTuneTask(task, settings, &resumed).ok());
-    EXPECT_EQ(resumed.json["measured_now"], 0) << "share " << first_share << " then " << resumed_share;
-    EXPECT_EQ(resumed.json["measured_total"], spent);
+    // What the first run left unspent (a measurement no recheck fitted) may go to the agent now; never more.
+    const size_t now = resumed.json["measured_now"].get<size_t>();
+    EXPECT_EQ(resumed.json["measured_total"], spent + now);
+    EXPECT_LE(spent + now, 6u) << "share " << first_share << " then " << resumed_share;
     fs::remove_all(dir);
   }
 }
