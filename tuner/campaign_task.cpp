@@ -108,9 +108,6 @@ Result<ResolvedTask> ResolveAndCheckTask(const TuneTask& task, uint64_t seed) {
   return resolved;
 }
 
-Status RunResolvedTask(const TuneTask& task, const ResolvedTask& resolved, const TaskSettings& settings,
-                       TaskReport* report);
-
 }  // namespace
 
 Status CheckCampaignName(const std::string& name) {
@@ -121,184 +118,285 @@ Status CheckCampaignName(const std::string& name) {
   return Status::Ok();
 }
 
-Status RunTuneTask(const TuneTask& task, const TaskSettings& settings, TaskReport* report) {
-  CRMAP_ASSIGN_OR_RETURN(ResolvedTask resolved, ResolveTask(task, settings.seed));
-  return RunResolvedTask(task, resolved, settings, report);
-}
-
 namespace {
 
-Status RunResolvedTask(const TuneTask& task, const ResolvedTask& resolved, const TaskSettings& settings,
-                       TaskReport* report) {
-  if (settings.rounds < MinimumRounds(settings.objective))
-    return Status::InvalidArgument(Format("objective %s needs >= %d rounds per candidate, got %d",
-                                          ObjectiveName(settings.objective), MinimumRounds(settings.objective),
-                                          settings.rounds));
-  const Workload& workload = resolved.workload;
-  const SearchSpace& space = resolved.space;
-  const std::vector<Dims>& shapes = resolved.shapes;
-  AgentContext context{&workload, &space, shapes, settings.seed};
-  CRMAP_ASSIGN_OR_RETURN(std::unique_ptr<Agent> agent, MakeAgent(task.agent, context));
+// The best config of a shape as the report gives it: the campaign's, the rechecks' or the confirmation's.
+struct ShapeBest {
+  Config config;
+  double median_us = 0;
+  double p99_us = 0;
+  double vs_default = 0;
+  double vs_libtorch = 0;  // 0: not confirmed against LibTorch in this run
+};
 
-  // What the database already knows about this workload and space.
+// One task's run over its resolved shapes, step by step over the state the steps share: what the database held
+// (resume counts, history), the writer, the evaluator. The agent's campaign spends the budget less the rechecks'
+// share; the rechecks measure the leaders again; the confirmation round runs each shape's leaders beside the
+// default and LibTorch; the report gives the best per shape. The watchdog handler it installs refers to it, so it
+// is neither copied nor moved. Not thread-safe.
+class TaskRun {
+ public:
+  TaskRun(const TuneTask& task, const ResolvedTask& resolved, const TaskSettings& settings)
+      : task_(task), workload_(resolved.workload), space_(resolved.space), shapes_(resolved.shapes),
+        settings_(settings) {}
+  TaskRun(const TaskRun&) = delete;
+  TaskRun& operator=(const TaskRun&) = delete;
+
+  Status Run(TaskReport* report);
+
+ private:
+  // Reads what the database knows of the workload and space, checks a resume, opens the writer and the evaluator.
+  Status Open();
+  // A kernel that never returns: the candidate in flight is stored as a timeout before the watchdog's own handler
+  // ends or restarts the process, so a resumed campaign counts it against the budget and never runs it again.
+  void RecordHangs();
+  // Appends every result of the batch just evaluated (with record_context_'s agent) and counts it; the anchors
+  // of shapes whose default is not stored yet, once each. `appended` (if given) receives the results' records.
+  Status Store(const std::vector<Candidate>& candidates, std::vector<TuningRecord>* appended);
+  // The agent's campaign: the budget less the rechecks' share (or less the rechecks already stored, if a resume
+  // asks for a smaller share); rechecks already stored are not the agent's measurements.
+  Result<CampaignOutcome> RunAgent(Agent& agent, size_t recheck_budget);
+  // The rechecks: the budget kept back measures the leaders again, one shape at a time (NextLeaderRecheck on the
+  // scores of every record at these shapes, this run's included), until a stop or the time limit, never past the
+  // budget whatever share an earlier run of the campaign spent it with. Sets *scores to the scores after them
+  // when any recheck is stored (the report's best where no confirmation runs).
+  Status RunRechecks(size_t recheck_budget, CampaignOutcome* outcome, std::map<Dims, ShapeScores>* scores);
+  // The shape's leaders, the default and LibTorch in one interleaved run: the best of this run replaces *best.
+  Status Confirm(const ShapeOutcome& shape, size_t shape_index, size_t shape_count, ShapeBest* best);
+  bool OutOfTime() const {
+    return settings_.time_limit_s > 0 &&
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count() >=
+               settings_.time_limit_s;
+  }
+  bool Stopped() const { return settings_.stop && settings_.stop->load(); }
+
+  const TuneTask& task_;
+  const Workload& workload_;
+  const SearchSpace& space_;
+  const std::vector<Dims>& shapes_;
+  const TaskSettings& settings_;
+  const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+
+  ResumeState state_;
+  std::vector<std::pair<Candidate, Evaluation>> history_;
+  std::optional<TuningDbWriter> writer_;
+  std::optional<BackendEvaluator> evaluator_;
+  RecordContext record_context_;
+  std::optional<HangRecording> hang_recording_;
+  size_t rechecks_now_ = 0;
+};
+
+Status TaskRun::Open() {
   std::vector<TuningRecord> records;
-  auto existing = ReadTuningDbFor(settings.db, workload, space);
+  auto existing = ReadTuningDbFor(settings_.db, workload_, space_);
   if (existing.ok()) {
     for (const auto& warning : existing->warnings) spdlog::warn("{}", warning);
     records = std::move(existing->records);
   } else if (existing.status().code() != StatusCode::kNotFound) {
     return existing.status();
   }
-  CRMAP_ASSIGN_OR_RETURN(ResumeState state, AccountForResume(records, settings.campaign, shapes, space, settings.resume,
-                                                          workload.name() + " in " + settings.db));
-  if (settings.resume && state.already == 0 && state.elsewhere > 0)
+  CRMAP_ASSIGN_OR_RETURN(state_, AccountForResume(records, settings_.campaign, shapes_, space_, settings_.resume,
+                                                  workload_.name() + " in " + settings_.db));
+  if (settings_.resume && state_.already == 0 && state_.elsewhere > 0)
     spdlog::warn("campaign '{}' has {} measurements of {} in {}, none at these shapes: this resume starts them "
                  "afresh (if it was meant to continue the campaign, give the --shapes, --num-shapes, --shape-choice "
                  "and --seed it ran with)",
-                 settings.campaign, state.elsewhere, workload.name(), settings.db);
-  size_t already = state.already;
-  std::map<std::string, size_t>& spent = state.spent;
-  std::map<std::string, size_t>& spent_ok = state.spent_ok;
-  std::set<std::string>& confirmed_shapes = state.confirmed_shapes;
-  std::set<std::string>& anchored = state.anchored;
-  std::vector<std::pair<Candidate, Evaluation>> history = ObservationsFromRecords(space, records, settings.objective);
+                 settings_.campaign, state_.elsewhere, workload_.name(), settings_.db);
+  history_ = ObservationsFromRecords(space_, records, settings_.objective);
 
-  CRMAP_ASSIGN_OR_RETURN(TuningDbWriter writer, TuningDbWriter::Open(settings.db));
+  CRMAP_ASSIGN_OR_RETURN(TuningDbWriter writer, TuningDbWriter::Open(settings_.db));
+  writer_.emplace(std::move(writer));
   BackendEvaluatorOptions evaluator_options;
-  evaluator_options.session = settings.session;
-  evaluator_options.session.measure.rounds = settings.rounds;
-  evaluator_options.session.measure.warmup = settings.warmup;
-  evaluator_options.objective = settings.objective;
-  BackendEvaluator evaluator(workload, space, evaluator_options);
+  evaluator_options.session = settings_.session;
+  evaluator_options.session.measure.rounds = settings_.rounds;
+  evaluator_options.session.measure.warmup = settings_.warmup;
+  evaluator_options.objective = settings_.objective;
+  evaluator_.emplace(workload_, space_, evaluator_options);
 
-  RecordContext record_context;
-  record_context.agent = agent->name();
-  record_context.campaign = settings.campaign;
-  record_context.seed = settings.seed;
-  record_context.data_seed = settings.session.compile.data_seed;
-  // A kernel that never returns: the candidate in flight is stored as a timeout before the watchdog's own handler
-  // ends or restarts the process, so a resumed campaign counts it against the budget and never runs it again.
-  // The confirmation round after the campaign is no measurement of its budget: hangs there end the process only.
-  std::optional<HangRecording> hang_recording;
-  hang_recording.emplace(settings.session.watchdog, [&](const HangEvent& event) {
+  record_context_.campaign = settings_.campaign;
+  record_context_.seed = settings_.seed;
+  record_context_.data_seed = settings_.session.compile.data_seed;
+  return Status::Ok();
+}
+
+void TaskRun::RecordHangs() {
+  hang_recording_.emplace(settings_.session.watchdog, [this](const HangEvent& event) {
     if (event.config.values.empty()) return;  // a peer: not a measurement of the campaign
     CandidateResult result;
     result.label = event.label;
     result.config = event.config;
     result.status = CandidateStatus::kTimeout;
     result.message = DescribeHang(event);
-    RecordContext context = record_context;
-    if (event.config == space.Default()) context.agent = "anchor";
-    Status stored = writer.Append(MeasurementRecordJson(workload, space, event.dims, result, context));
+    RecordContext context = record_context_;
+    if (event.config == space_.Default()) context.agent = "anchor";
+    Status stored = writer_->Append(MeasurementRecordJson(workload_, space_, event.dims, result, context));
     if (!stored.ok()) spdlog::error("could not record the hung candidate: {}", stored.message());
   });
-  // Every result of a batch appended to the database (with `record_context`'s agent) and counted; the anchors of
-  // shapes whose default is not stored yet, once each. `appended` (if given) receives the results' records.
-  auto store = [&](const std::vector<Candidate>& candidates, std::vector<TuningRecord>* appended) -> Status {
-    for (size_t i = 0; i < candidates.size(); ++i) {
-      const Json record = MeasurementRecordJson(workload, space, candidates[i].dims, evaluator.last_results()[i],
-                                                record_context);
-      CRMAP_RETURN_IF_ERROR(writer.Append(record));
-      if (appended) {
-        CRMAP_ASSIGN_OR_RETURN(TuningRecord parsed, ParseTuningRecord(record.dump()));
-        appended->push_back(std::move(parsed));
-      }
-      ++spent[DimsToText(candidates[i].dims)];
-      if (evaluator.last_results()[i].status == CandidateStatus::kOk) ++spent_ok[DimsToText(candidates[i].dims)];
-      if (candidates[i].config == space.Default()) anchored.insert(DimsToText(candidates[i].dims));
-    }
-    RecordContext anchor_context = record_context;
-    anchor_context.agent = "anchor";
-    for (const auto& [dims, result] : evaluator.last_anchors()) {
-      if (!anchored.insert(DimsToText(dims)).second) continue;  // measured before: stored once only
-      CRMAP_RETURN_IF_ERROR(writer.Append(MeasurementRecordJson(workload, space, dims, result, anchor_context)));
-    }
-    return Status::Ok();
-  };
-  ResultSink sink = [&](const std::vector<Candidate>& candidates, const std::vector<Evaluation>&) -> Status {
-    return store(candidates, nullptr);
-  };
+}
 
-  // The agent spends the budget less the rechecks' share (or less the rechecks already stored, if a resume asks
-  // for a smaller share); rechecks already stored are not the agent's measurements.
-  const auto task_start = std::chrono::steady_clock::now();
-  const size_t recheck_budget = RecheckBudget(task.budget, settings.recheck_share);
+Status TaskRun::Store(const std::vector<Candidate>& candidates, std::vector<TuningRecord>* appended) {
+  const std::vector<CandidateResult>& results = evaluator_->last_results();
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const Json record = MeasurementRecordJson(workload_, space_, candidates[i].dims, results[i], record_context_);
+    CRMAP_RETURN_IF_ERROR(writer_->Append(record));
+    if (appended) {
+      CRMAP_ASSIGN_OR_RETURN(TuningRecord parsed, ParseTuningRecord(record.dump()));
+      appended->push_back(std::move(parsed));
+    }
+    const std::string key = DimsToText(candidates[i].dims);
+    ++state_.spent[key];
+    if (results[i].status == CandidateStatus::kOk) ++state_.spent_ok[key];
+    if (candidates[i].config == space_.Default()) state_.anchored.insert(key);
+  }
+  RecordContext anchor_context = record_context_;
+  anchor_context.agent = "anchor";
+  for (const auto& [dims, result] : evaluator_->last_anchors()) {
+    if (!state_.anchored.insert(DimsToText(dims)).second) continue;  // measured before: stored once only
+    CRMAP_RETURN_IF_ERROR(writer_->Append(MeasurementRecordJson(workload_, space_, dims, result, anchor_context)));
+  }
+  return Status::Ok();
+}
+
+Result<CampaignOutcome> TaskRun::RunAgent(Agent& agent, size_t recheck_budget) {
   CampaignOptions options;
-  options.budget = task.budget - std::max(recheck_budget, state.rechecked);
-  options.batch = settings.batch;
-  options.time_limit_s = settings.time_limit_s;
-  options.already_measured = already - state.rechecked;
+  options.budget = task_.budget - std::max(recheck_budget, state_.rechecked);
+  options.batch = settings_.batch;
+  options.time_limit_s = settings_.time_limit_s;
+  options.already_measured = state_.already - state_.rechecked;
   // Exhaustive grid runs pass through long runs of unsupported configs (all of bf16 on AVX2) by design.
-  options.max_consecutive_failures = settings.max_failures >= 0 ? static_cast<size_t>(settings.max_failures)
-                                     : task.agent == "grid"   ? 0
-                                                              : 48;
-  options.stop = settings.stop;
+  options.max_consecutive_failures = settings_.max_failures >= 0 ? static_cast<size_t>(settings_.max_failures)
+                                     : task_.agent == "grid"    ? 0
+                                                                : 48;
+  options.stop = settings_.stop;
   options.on_progress = [&](const CampaignProgress& p) {
-    if (!settings.on_progress) return;
-    std::string stage = Format("%s %s", workload.name().c_str(), agent->name().c_str());
+    if (!settings_.on_progress) return;
+    std::string stage = Format("%s %s", workload_.name().c_str(), agent.name().c_str());
     if (p.best_speedup > 0) stage += Format(" best %.2fx @ %s", p.best_speedup, p.best_shape.c_str());
     if (p.eta_s > 0) stage += Format(" ETA %.0fs", p.eta_s);
-    settings.on_progress(stage, static_cast<int>(p.measured), static_cast<int>(p.budget));
+    settings_.on_progress(stage, static_cast<int>(p.measured), static_cast<int>(p.budget));
   };
-  spdlog::info("campaign '{}': {} with agent {} over {} shapes, budget {}{}{}", settings.campaign, workload.name(),
-                 agent->name(), shapes.size(), task.budget,
-                 recheck_budget ? Format(" (%zu of it rechecks of the leaders)", recheck_budget) : std::string(),
-                 already ? Format(" (%zu measured before, resuming)", already) : std::string());
-  CRMAP_ASSIGN_OR_RETURN(CampaignOutcome outcome,
-                         RunCampaign(space, shapes, *agent, evaluator, sink, history, options));
-  // The rechecks: the budget kept back measures the leaders again, one shape at a time (NextLeaderRecheck on the
-  // scores of every record at these shapes, this run's included), until a stop or the time limit.
-  // Never past the budget, whatever share an earlier run of the campaign (a resume) spent it with.
-  const size_t spent_so_far = outcome.measured_total + state.rechecked;
-  size_t left = recheck_budget > state.rechecked ? recheck_budget - state.rechecked : 0;
-  left = std::min(left, task.budget > spent_so_far ? task.budget - spent_so_far : 0);
-  if (outcome.end == CampaignEnd::kStopped || outcome.end == CampaignEnd::kTimeLimit) left = 0;
-  auto out_of_time = [&] {
-    return settings.time_limit_s > 0 && std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                                                      task_start).count() >= settings.time_limit_s;
+  spdlog::info("campaign '{}': {} with agent {} over {} shapes, budget {}{}{}", settings_.campaign, workload_.name(),
+               agent.name(), shapes_.size(), task_.budget,
+               recheck_budget ? Format(" (%zu of it rechecks of the leaders)", recheck_budget) : std::string(),
+               state_.already ? Format(" (%zu measured before, resuming)", state_.already) : std::string());
+  ResultSink sink = [&](const std::vector<Candidate>& candidates, const std::vector<Evaluation>&) -> Status {
+    return Store(candidates, nullptr);
   };
-  size_t rechecks_now = 0;
-  std::map<Dims, ShapeScores> rechecked_scores;  // with rechecks stored: the report's best where none confirms
-  if (left > 0 || state.rechecked > 0) {
-    std::set<Dims> task_shapes(shapes.begin(), shapes.end());
-    std::vector<TuningRecord> at_shapes;
-    CRMAP_ASSIGN_OR_RETURN(TuningDbContents now, ReadTuningDbFor(settings.db, workload, space));
-    for (auto& r : now.records)
-      if (task_shapes.count(r.dims)) at_shapes.push_back(std::move(r));
-    record_context.agent = "recheck";
-    while (left > 0) {
-      if (settings.stop && settings.stop->load()) {
-        outcome.end = CampaignEnd::kStopped;
-        break;
-      }
-      if (out_of_time()) {
-        outcome.end = CampaignEnd::kTimeLimit;
-        break;
-      }
-      std::optional<LeaderRecheck> next =
-          NextLeaderRecheck(ScoreConfigs(space, at_shapes, settings.objective), shapes, left);
-      if (!next) break;
-      std::vector<Candidate> candidates;
-      for (const std::string& config : next->configs) {
-        CRMAP_ASSIGN_OR_RETURN(Config parsed, space.Parse(config));
-        candidates.push_back({next->dims, parsed});
-      }
-      if (settings.on_progress)
-        settings.on_progress(Format("%s rechecking the leaders at %s", workload.name().c_str(),
-                                    DimsToText(next->dims).c_str()),
-                             static_cast<int>(rechecks_now), static_cast<int>(rechecks_now + left));
-      evaluator.Evaluate(candidates);
-      CRMAP_RETURN_IF_ERROR(store(candidates, &at_shapes));
-      left -= candidates.size();
-      rechecks_now += candidates.size();
+  return RunCampaign(space_, shapes_, agent, *evaluator_, sink, history_, options);
+}
+
+Status TaskRun::RunRechecks(size_t recheck_budget, CampaignOutcome* outcome,
+                            std::map<Dims, ShapeScores>* scores) {
+  const size_t spent_so_far = outcome->measured_total + state_.rechecked;
+  size_t left = recheck_budget > state_.rechecked ? recheck_budget - state_.rechecked : 0;
+  left = std::min(left, task_.budget > spent_so_far ? task_.budget - spent_so_far : 0);
+  if (outcome->end == CampaignEnd::kStopped || outcome->end == CampaignEnd::kTimeLimit) left = 0;
+  if (left == 0 && state_.rechecked == 0) return Status::Ok();
+
+  const std::set<Dims> task_shapes(shapes_.begin(), shapes_.end());
+  std::vector<TuningRecord> at_shapes;
+  CRMAP_ASSIGN_OR_RETURN(TuningDbContents now, ReadTuningDbFor(settings_.db, workload_, space_));
+  for (auto& r : now.records)
+    if (task_shapes.count(r.dims)) at_shapes.push_back(std::move(r));
+  const std::string agent_name = record_context_.agent;
+  record_context_.agent = "recheck";
+  while (left > 0) {
+    if (Stopped()) {
+      outcome->end = CampaignEnd::kStopped;
+      break;
     }
-    if (state.rechecked + rechecks_now > 0) rechecked_scores = ScoreConfigs(space, at_shapes, settings.objective);
-    record_context.agent = agent->name();
+    if (OutOfTime()) {
+      outcome->end = CampaignEnd::kTimeLimit;
+      break;
+    }
+    std::optional<LeaderRecheck> next =
+        NextLeaderRecheck(ScoreConfigs(space_, at_shapes, settings_.objective), shapes_, left);
+    if (!next) break;
+    std::vector<Candidate> candidates;
+    for (const std::string& config : next->configs) {
+      CRMAP_ASSIGN_OR_RETURN(Config parsed, space_.Parse(config));
+      candidates.push_back({next->dims, parsed});
+    }
+    if (settings_.on_progress)
+      settings_.on_progress(Format("%s rechecking the leaders at %s", workload_.name().c_str(),
+                                   DimsToText(next->dims).c_str()),
+                            static_cast<int>(rechecks_now_), static_cast<int>(rechecks_now_ + left));
+    evaluator_->Evaluate(candidates);
+    CRMAP_RETURN_IF_ERROR(Store(candidates, &at_shapes));
+    left -= candidates.size();
+    rechecks_now_ += candidates.size();
   }
-  hang_recording.reset();
-  // A hang in the confirmation round (no measurement of the budget) ends the process: a restart would only
-  // confirm the same config again.
-  HangRecording end_on_hang(settings.session.watchdog, HangWatchdog::EndProcessHandler(), /*chain=*/false);
+  record_context_.agent = agent_name;
+  if (state_.rechecked + rechecks_now_ > 0) *scores = ScoreConfigs(space_, at_shapes, settings_.objective);
+  return Status::Ok();
+}
+
+Status TaskRun::Confirm(const ShapeOutcome& shape, size_t shape_index, size_t shape_count, ShapeBest* best) {
+  const std::string key = DimsToText(shape.dims);
+  SessionOptions confirm = settings_.session;
+  confirm.measure.rounds = std::max(20, settings_.rounds);
+  confirm.measure.warmup = settings_.warmup;
+  confirm.baselines = DefaultPeers(workload_);
+  std::vector<Config> configs = {space_.Default()};
+  for (const Config& c : shape.leaders)
+    if (c != space_.Default()) configs.push_back(c);
+  confirm.on_progress = [&](const std::string& stage, int done, int total) {
+    if (settings_.on_progress)
+      settings_.on_progress(Format("confirming %s (%zu/%zu shapes): %s", key.c_str(), shape_index, shape_count,
+                                   stage.c_str()),
+                            done, total);
+  };
+  std::vector<CandidateResult> confirmed = evaluator_->SessionFor(shape.dims).Compare(configs, confirm);
+  // The LibTorch rows are peers, not configs of the space: storing them lets `crmap db best` compare. Claims are
+  // made against the fastest peer.
+  const CandidateResult* torch = nullptr;
+  RecordContext peer_context = record_context_;
+  peer_context.agent = "confirm";
+  for (size_t i = configs.size(); i < confirmed.size(); ++i) {
+    const CandidateResult& peer = confirmed[i];
+    CRMAP_RETURN_IF_ERROR(writer_->Append(MeasurementRecordJson(workload_, space_, shape.dims, peer, peer_context)));
+    if (peer.status != CandidateStatus::kOk) {
+      spdlog::warn("{} at {}: {} ({}); 'vs LibTorch' is quoted against the other peers", peer.label, key,
+                   CandidateStatusName(peer.status), peer.message);
+      continue;
+    }
+    const double ratio = RatioToAnchor(peer, settings_.objective);
+    if (ratio > 0 && (!torch || ratio < RatioToAnchor(*torch, settings_.objective))) torch = &peer;
+  }
+  const CandidateResult* fastest = nullptr;
+  for (size_t i = 0; i < configs.size(); ++i) {
+    const CandidateResult& r = confirmed[i];
+    const double ratio = RatioToAnchor(r, settings_.objective);
+    if (ratio > 0 && (!fastest || ratio < RatioToAnchor(*fastest, settings_.objective))) fastest = &r;
+  }
+  if (!fastest) return Status::Ok();
+  best->config = fastest->config;
+  best->median_us = fastest->latency.median_us;
+  best->p99_us = fastest->latency.p99_us;
+  best->vs_default = 1 / RatioToAnchor(*fastest, settings_.objective);
+  if (torch)
+    best->vs_libtorch = RatioToAnchor(*torch, settings_.objective) / RatioToAnchor(*fastest, settings_.objective);
+  return Status::Ok();
+}
+
+Status TaskRun::Run(TaskReport* report) {
+  if (settings_.rounds < MinimumRounds(settings_.objective))
+    return Status::InvalidArgument(Format("objective %s needs >= %d rounds per candidate, got %d",
+                                          ObjectiveName(settings_.objective), MinimumRounds(settings_.objective),
+                                          settings_.rounds));
+  AgentContext context{&workload_, &space_, shapes_, settings_.seed};
+  CRMAP_ASSIGN_OR_RETURN(std::unique_ptr<Agent> agent, MakeAgent(task_.agent, context));
+  CRMAP_RETURN_IF_ERROR(Open());
+  record_context_.agent = agent->name();
+  RecordHangs();
+  const size_t recheck_budget = RecheckBudget(task_.budget, settings_.recheck_share);
+  CRMAP_ASSIGN_OR_RETURN(CampaignOutcome outcome, RunAgent(*agent, recheck_budget));
+  std::map<Dims, ShapeScores> rechecked_scores;
+  CRMAP_RETURN_IF_ERROR(RunRechecks(recheck_budget, &outcome, &rechecked_scores));
+  // The confirmation round after the campaign is no measurement of its budget: a hang there ends the process (a
+  // restart would only confirm the same config again).
+  hang_recording_.reset();
+  HangRecording end_on_hang(settings_.session.watchdog, HangWatchdog::EndProcessHandler(), /*chain=*/false);
   report->end = outcome.end;
 
   // Per shape: the best config, confirmed side by side against the default and LibTorch eager. A resumed
@@ -309,96 +407,49 @@ Status RunResolvedTask(const TuneTask& task, const ResolvedTask& resolved, const
   for (const auto& s : outcome.shapes) {
     ++shape_index;
     const std::string key = DimsToText(s.dims);
-    const size_t measured_here = spent[key];
-    Json row = {{"dims", Json(s.dims)}, {"measurements", measured_here}, {"ok", spent_ok[key]}};
+    const size_t measured_here = state_.spent[key];
+    Json row = {{"dims", Json(s.dims)}, {"measurements", measured_here}, {"ok", state_.spent_ok[key]}};
     if (!s.found) {
       table.AddRow({key, "(nothing succeeded)", "", "", "", "", std::to_string(measured_here)});
       shapes_json.push_back(row);
       continue;
     }
-    Config best_config = s.best;
-    double median = s.best_evaluation.median_us, p99 = s.best_evaluation.p99_us;
-    double vs_default = s.best_evaluation.speedup, vs_libtorch = 0;
+    ShapeBest best{s.best, s.best_evaluation.median_us, s.best_evaluation.p99_us, s.best_evaluation.speedup, 0};
     if (auto it = rechecked_scores.find(s.dims); it != rechecked_scores.end() && it->second.Best()) {
-      const ConfigScore& best = *it->second.Best();  // the rechecks may have changed the leader
-      if (auto parsed = space.Parse(best.config); parsed.ok()) {
-        best_config = *parsed;
-        median = best.median_us;
-        p99 = best.p99_us;
-        vs_default = best.speedup;
-      }
+      const ConfigScore& leader = *it->second.Best();  // the rechecks may have changed the leader
+      if (auto parsed = space_.Parse(leader.config); parsed.ok())
+        best = {*parsed, leader.median_us, leader.p99_us, leader.speedup, 0};
     }
-    const bool confirm_again = outcome.measured_now + rechecks_now > 0 || !confirmed_shapes.count(key);
-    if (settings.confirm && !confirm_again) ++confirmed_earlier;
-    if (settings.confirm && confirm_again && !(settings.stop && settings.stop->load())) {
+    const bool confirm_again = outcome.measured_now + rechecks_now_ > 0 || !state_.confirmed_shapes.count(key);
+    if (settings_.confirm && !confirm_again) ++confirmed_earlier;
+    if (settings_.confirm && confirm_again && !Stopped()) {
       ++confirmed_now;
-      // The campaign's leaders, the default and LibTorch in one interleaved run: the best of this run wins.
-      SessionOptions confirm = settings.session;
-      confirm.measure.rounds = std::max(20, settings.rounds);
-      confirm.measure.warmup = settings.warmup;
-      confirm.baselines = DefaultPeers(workload);
-      std::vector<Config> configs = {space.Default()};
-      for (const Config& c : s.leaders)
-        if (c != space.Default()) configs.push_back(c);
-      confirm.on_progress = [&](const std::string& stage, int done, int total) {
-        if (settings.on_progress)
-          settings.on_progress(Format("confirming %s (%zu/%zu shapes): %s", key.c_str(), shape_index,
-                                      outcome.shapes.size(), stage.c_str()),
-                               done, total);
-      };
-      std::vector<CandidateResult> confirmed = evaluator.SessionFor(s.dims).Compare(configs, confirm);
-      // The LibTorch rows are peers, not configs of the space: storing them lets `crmap db best` compare.
-      // Claims are made against the fastest peer.
-      const CandidateResult* torch = nullptr;
-      for (size_t i = configs.size(); i < confirmed.size(); ++i) {
-        const CandidateResult& peer = confirmed[i];
-        RecordContext baseline_context = record_context;
-        baseline_context.agent = "confirm";
-        CRMAP_RETURN_IF_ERROR(writer.Append(MeasurementRecordJson(workload, space, s.dims, peer, baseline_context)));
-        if (peer.status != CandidateStatus::kOk) {
-          spdlog::warn("{} at {}: {} ({}); 'vs LibTorch' is quoted against the other peers", peer.label, key,
-                       CandidateStatusName(peer.status), peer.message);
-          continue;
-        }
-        const double ratio = RatioToAnchor(peer, settings.objective);
-        if (ratio > 0 && (!torch || ratio < RatioToAnchor(*torch, settings.objective))) torch = &peer;
-      }
-      const CandidateResult* best = nullptr;
-      for (size_t i = 0; i < configs.size(); ++i) {
-        const CandidateResult& r = confirmed[i];
-        const double ratio = RatioToAnchor(r, settings.objective);
-        if (ratio > 0 && (!best || ratio < RatioToAnchor(*best, settings.objective))) best = &r;
-      }
-      if (best) {
-        best_config = best->config;
-        median = best->latency.median_us;
-        p99 = best->latency.p99_us;
-        vs_default = 1 / RatioToAnchor(*best, settings.objective);
-        if (torch) vs_libtorch = RatioToAnchor(*torch, settings.objective) / RatioToAnchor(*best, settings.objective);
-      }
+      CRMAP_RETURN_IF_ERROR(Confirm(s, shape_index, outcome.shapes.size(), &best));
     }
-    table.AddRow({key, ShortConfigLabel(space, best_config), Format("%.1f", median), Format("%.1f", p99),
-                  SpeedupText(vs_default), SpeedupText(vs_libtorch), std::to_string(measured_here)});
-    row["best"] = space.ToString(best_config);
-    row["median_us"] = median;
-    row["p99_us"] = p99;
-    row["speedup_vs_default"] = vs_default;
-    if (vs_libtorch > 0) row["speedup_vs_libtorch"] = vs_libtorch;
+    table.AddRow({key, ShortConfigLabel(space_, best.config), Format("%.1f", best.median_us),
+                  Format("%.1f", best.p99_us), SpeedupText(best.vs_default), SpeedupText(best.vs_libtorch),
+                  std::to_string(measured_here)});
+    row["best"] = space_.ToString(best.config);
+    row["median_us"] = best.median_us;
+    row["p99_us"] = best.p99_us;
+    row["speedup_vs_default"] = best.vs_default;
+    if (best.vs_libtorch > 0) row["speedup_vs_libtorch"] = best.vs_libtorch;
     shapes_json.push_back(row);
   }
-  report->json = {{"campaign", settings.campaign}, {"workload", workload.name()}, {"agent", agent->name()},
-                  {"db", settings.db}, {"measured_now", outcome.measured_now + rechecks_now},
-                  {"rechecks_now", rechecks_now}, {"recheck_budget", recheck_budget},
+  const size_t measured_now = outcome.measured_now + rechecks_now_;
+  const size_t measured_total = outcome.measured_total + state_.rechecked + rechecks_now_;
+  report->json = {{"campaign", settings_.campaign}, {"workload", workload_.name()}, {"agent", agent->name()},
+                  {"db", settings_.db}, {"measured_now", measured_now},
+                  {"rechecks_now", rechecks_now_}, {"recheck_budget", recheck_budget},
                   {"probes_now", outcome.probes_now}, {"climbs_now", outcome.climbs_now},
-                  {"shape_choice", ShapeChoiceName(task.shape_choice)},
-                  {"measured_total", outcome.measured_total + state.rechecked + rechecks_now},
+                  {"shape_choice", ShapeChoiceName(task_.shape_choice)},
+                  {"measured_total", measured_total},
                   {"end", CampaignEndName(outcome.end)},
-                  {"objective", ObjectiveName(settings.objective)}, {"shapes", shapes_json}};
+                  {"objective", ObjectiveName(settings_.objective)}, {"shapes", shapes_json}};
   report->text = Format("\n%s: %s, agent %s, %zu measurements (%zu this run, %zu of them active-learning probes, "
-                        "%zu climbs, %zu rechecks of the leaders), ended: %s\n", settings.campaign.c_str(),
-                        workload.name().c_str(), agent->name().c_str(),
-                        outcome.measured_total + state.rechecked + rechecks_now, outcome.measured_now + rechecks_now,
-                        outcome.probes_now, outcome.climbs_now, rechecks_now, CampaignEndName(outcome.end)) +
+                        "%zu climbs, %zu rechecks of the leaders), ended: %s\n", settings_.campaign.c_str(),
+                        workload_.name().c_str(), agent->name().c_str(), measured_total, measured_now,
+                        outcome.probes_now, outcome.climbs_now, rechecks_now_, CampaignEndName(outcome.end)) +
                  table.Render() +
                  (confirmed_now ? "best: the fastest of the campaign's 3 leaders per shape in a final interleaved run "
                                   "with the default and LibTorch eager (the speedups are from that run)\n"
@@ -407,16 +458,27 @@ Status RunResolvedTask(const TuneTask& task, const ResolvedTask& resolved, const
                                       "repeated (see 'crmap db best')\n"
                                     : "") +
                  "measured: this campaign's measurements at the shape\n" +
-                 (settings.objective == Objective::kMedian
+                 (settings_.objective == Objective::kMedian
                       ? std::string()
                       : Format("objective: %s latency (best and speedups compare %s latencies measured side by side, "
                                "%d rounds each)\n",
-                               ObjectiveName(settings.objective), ObjectiveName(settings.objective),
-                               settings.rounds));
+                               ObjectiveName(settings_.objective), ObjectiveName(settings_.objective),
+                               settings_.rounds));
   return Status::Ok();
 }
 
+Status RunResolvedTask(const TuneTask& task, const ResolvedTask& resolved, const TaskSettings& settings,
+                       TaskReport* report) {
+  TaskRun run(task, resolved, settings);
+  return run.Run(report);
+}
+
 }  // namespace
+
+Status RunTuneTask(const TuneTask& task, const TaskSettings& settings, TaskReport* report) {
+  CRMAP_ASSIGN_OR_RETURN(ResolvedTask resolved, ResolveTask(task, settings.seed));
+  return RunResolvedTask(task, resolved, settings, report);
+}
 
 Status RunCampaignSpec(const CampaignSpec& spec, const TaskSettings& settings, std::vector<TaskReport>* reports) {
   // Every task is resolved before the first is measured: a bad second task must not leave the first half done.
