@@ -142,13 +142,16 @@ class TaskRun {
   TaskRun(const TaskRun&) = delete;
   TaskRun& operator=(const TaskRun&) = delete;
 
+  // The whole task; on success fills `report`. The statuses of RunTuneTask.
   Status Run(TaskReport* report);
 
  private:
-  // Reads what the database knows of the workload and space, checks a resume, opens the writer and the evaluator.
+  // Reads what the database knows of the workload and space, checks a resume, opens the writer and the evaluator,
+  // and fills record_context_ (all but the agent's name).
   Status Open();
   // A kernel that never returns: the candidate in flight is stored as a timeout before the watchdog's own handler
   // ends or restarts the process, so a resumed campaign counts it against the budget and never runs it again.
+  // Installs that handler before the watchdog's own (chained) until hang_recording_ is reset.
   void RecordHangs();
   // Appends every result of the batch just evaluated (with record_context_'s agent) and counts it; the anchors
   // of shapes whose default is not stored yet, once each. `appended` (if given) receives the results' records.
@@ -158,16 +161,19 @@ class TaskRun {
   Result<CampaignOutcome> RunAgent(Agent& agent, size_t recheck_budget);
   // The rechecks: the budget kept back measures the leaders again, one shape at a time (NextLeaderRecheck on the
   // scores of every record at these shapes, this run's included), until a stop or the time limit, never past the
-  // budget whatever share an earlier run of the campaign spent it with. Sets *scores to the scores after them
+  // budget whatever share an earlier run of the campaign spent it with; the time limit counts from start_, as the
+  // agent's campaign does. Sets *scores to the scores after them
   // when any recheck is stored (the report's best where no confirmation runs).
   Status RunRechecks(size_t recheck_budget, CampaignOutcome* outcome, std::map<Dims, ShapeScores>* scores);
   // The shape's leaders, the default and LibTorch in one interleaved run: the best of this run replaces *best.
   Status Confirm(const ShapeOutcome& shape, size_t shape_index, size_t shape_count, ShapeBest* best);
+  // The task's time limit (settings_.time_limit_s) reached, counted from start_.
   bool OutOfTime() const {
     return settings_.time_limit_s > 0 &&
            std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count() >=
                settings_.time_limit_s;
   }
+  // A stop was asked for (settings_.stop raised).
   bool Stopped() const { return settings_.stop && settings_.stop->load(); }
 
   const TuneTask& task_;
@@ -175,7 +181,7 @@ class TaskRun {
   const SearchSpace& space_;
   const std::vector<Dims>& shapes_;
   const TaskSettings& settings_;
-  const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point start_;  // when the agent's campaign starts: its time limit's clock
 
   ResumeState state_;
   std::vector<std::pair<Candidate, Evaluation>> history_;
@@ -390,6 +396,7 @@ Status TaskRun::Run(TaskReport* report) {
   record_context_.agent = agent->name();
   RecordHangs();
   const size_t recheck_budget = RecheckBudget(task_.budget, settings_.recheck_share);
+  start_ = std::chrono::steady_clock::now();  // RunCampaign's clock starts here too
   CRMAP_ASSIGN_OR_RETURN(CampaignOutcome outcome, RunAgent(*agent, recheck_budget));
   std::map<Dims, ShapeScores> rechecked_scores;
   CRMAP_RETURN_IF_ERROR(RunRechecks(recheck_budget, &outcome, &rechecked_scores));
