@@ -22,13 +22,20 @@ struct LatencyStats {
 };
 
 // Per-round ratios candidate / anchor (below 1: the candidate is faster). The p10..p90 band is the noise
-// band quoted next to the median.
+// band quoted next to the median; median_low..median_high is a distribution-free confidence interval of at least
+// 95% for the median itself (order statistics of the binomial(rounds, 1/2); the whole range below 6 rounds).
 struct RatioStats {
   double median = 0;
   double p10 = 0;
   double p90 = 0;
+  double median_low = 0;
+  double median_high = 0;
   int rounds = 0;
 };
+
+// The 1-based rank j of the lower end of the order-statistic interval [x(j), x(n+1-j)] of the median of n
+// samples: the largest j with P(binomial(n, 1/2) < j) <= (1 - level) / 2; 1 (the whole range) when n is too small.
+int MedianIntervalRank(int n, double level = 0.95);
 
 LatencyStats ComputeLatencyStats(std::vector<double> samples_us);
 RatioStats ComputeRatioStats(std::vector<double> ratios);

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <iterator>
@@ -35,6 +36,40 @@ Status HookError(crmap_status status) {
 }
 
 }  // namespace
+
+OracleRatio OracleRatioInRun(const CandidateResult& pick, Objective objective) {
+  const double to_oracle = RatioToAnchor(pick, objective);  // pick / oracle
+  if (pick.status != CandidateStatus::kOk || pick.is_baseline || !(to_oracle > 0)) return {};
+  OracleRatio ratio;
+  ratio.ratio = std::min(1.0, 1 / to_oracle);
+  ratio.low = ratio.high = 1 / to_oracle;
+  if (objective == Objective::kMedian && pick.ratio_to_anchor.median_low > 0) {
+    ratio.low = 1 / pick.ratio_to_anchor.median_high;
+    ratio.high = 1 / pick.ratio_to_anchor.median_low;
+  }
+  ratio.low = std::min(ratio.low, ratio.ratio);
+  return ratio;
+}
+
+MethodSummary SummarizeOracleRatios(const std::vector<OracleRatio>& ratios) {
+  MethodSummary summary;
+  if (ratios.empty()) return summary;
+  std::vector<double> floored;
+  for (size_t i = 0; i < ratios.size(); ++i) {
+    const OracleRatio& r = ratios[i];
+    summary.within += r.ratio >= 0.95;
+    summary.clearly_within += r.low >= 0.95;
+    summary.clear_misses += r.high < 0.95;
+    floored.push_back(std::max(r.ratio, 1e-6));
+    if (r.ratio < summary.worst) {
+      summary.worst = r.ratio;
+      summary.worst_shape = i;
+    }
+  }
+  summary.geo_mean = GeometricMean(floored);
+  summary.ctma = static_cast<double>(summary.within) / static_cast<double>(ratios.size());
+  return summary;
+}
 
 size_t NearestTunedShape(const PolicyFile& file, const std::vector<int64_t>& values) {
   size_t nearest = 0;
@@ -92,6 +127,10 @@ Result<EvaluationReport> EvaluatePolicy(const EvaluationRequest& request) {
     return Status::InvalidArgument("the policy was trained for another version of " + workload.name() +
                                    "'s search space (fingerprint " + file.space_fingerprint + ", now " +
                                    space.fingerprint() + "): retrain it");
+  if (request.confirm_rounds > 0 && request.confirm_rounds < MinimumRounds(request.sweep.objective))
+    return Status::InvalidArgument(Format("--confirm-rounds must be 0 (no confirmation run) or >= %d for objective "
+                                          "%s, got %d", MinimumRounds(request.sweep.objective),
+                                          ObjectiveName(request.sweep.objective), request.confirm_rounds));
   const std::string db_path = request.db_path.empty() ? file.training.db_path : request.db_path;
   auto db = ReadTuningDbFor(db_path, workload, space);
   if (!db.ok()) return db.status().WithContext("the training database (for the static plan; --db names it)");
@@ -131,11 +170,13 @@ Result<EvaluationReport> EvaluatePolicy(const EvaluationRequest& request) {
 
   struct Method {
     const char* name;
-    std::vector<double> ratios;
+    std::vector<OracleRatio> ratios;        // from the confirmation run (or the sweep's, without one)
+    std::vector<OracleRatio> sweep_ratios;  // from the sweep's final run, which chose the oracle
   };
-  std::vector<Method> methods = {{"crmap policy (hook)", {}}, {"static plan", {}}, {"nearest tuned shape", {}},
-                                 {"default config", {}}};
-  if (comparing) methods.push_back({"compared policy (hook)", {}});
+  std::vector<Method> methods = {{"crmap policy (hook)", {}, {}}, {"static plan", {}, {}},
+                                 {"nearest tuned shape", {}, {}}, {"default config", {}, {}}};
+  if (comparing) methods.push_back({"compared policy (hook)", {}, {}});
+  const int confirm_rounds = request.confirm_rounds < 0 ? request.sweep.rounds : request.confirm_rounds;
   Json per_shape = Json::array();
   std::vector<double> confidences;  // the hook's, per shape (-1: unknown)
   for (size_t s = 0; s < shapes.size(); ++s) {
@@ -168,24 +209,55 @@ Result<EvaluationReport> EvaluatePolicy(const EvaluationRequest& request) {
     MeasurementSession session(workload, space, dims);
     SweepResult result = SweepPlanSpace(session, space, sweep);
     if (!result.status.ok()) return result.status.WithContext("shape " + DimsToText(dims));
-    double oracle = 1e300;  // the smallest ratio to the default at the objective in the final run
-    std::string oracle_config;
-    std::map<std::string, double> ratio_of;
+    if (result.best_index < 0)
+      return Status::Internal("shape " + DimsToText(dims) + ": no config of the sweep's final run has a ratio");
+    const CandidateResult& oracle = result.final[static_cast<size_t>(result.best_index)];
+    const double oracle_to_default = RatioToAnchor(oracle, request.sweep.objective);
+    std::map<std::string, OracleRatio> sweep_ratio_of;  // oracle / config in the sweep's final run
     for (const auto& r : result.final) {
       const double ratio = RatioToAnchor(r, request.sweep.objective);
       if (r.is_baseline || ratio <= 0) continue;
-      ratio_of[r.label] = ratio;
-      if (ratio < oracle) {
-        oracle = ratio;
-        oracle_config = r.label;
+      const double point = oracle_to_default / ratio;
+      sweep_ratio_of[r.label] = {point, point, point};
+    }
+
+    // The confirmation run: the oracle as the anchor, then each distinct pick.
+    std::map<std::string, OracleRatio> confirmed_ratio_of;
+    bool confirmed = false;
+    if (confirm_rounds > 0) {
+      std::vector<Config> rerun = {oracle.config};
+      for (const Config& pick : picks)
+        if (std::find(rerun.begin(), rerun.end(), pick) == rerun.end()) rerun.push_back(pick);
+      SessionOptions options = FinalSessionOptions(request.sweep);
+      options.measure.rounds = confirm_rounds;
+      options.baselines.clear();
+      if (request.on_progress) {
+        options.on_progress = [&](const std::string& stage, int done, int total) {
+          request.on_progress(s, shapes.size(), "recheck " + stage, done, total);
+        };
+      }
+      std::vector<CandidateResult> rerun_results = session.Compare(rerun, options);
+      confirmed = rerun_results[0].status == CandidateStatus::kOk;
+      if (!confirmed) {
+        spdlog::warn("shape {}: the oracle {} failed in the confirmation run ({}): its figures are the sweep's",
+                     DimsToText(dims), oracle.label, rerun_results[0].message);
+      } else {
+        confirmed_ratio_of[oracle.label] = {1, 1, 1};
+        for (size_t i = 1; i < rerun_results.size(); ++i)
+          confirmed_ratio_of[rerun_results[i].label] = OracleRatioInRun(rerun_results[i], request.sweep.objective);
       }
     }
-    Json row = {{"dims", Json(dims)}, {"oracle_speedup_vs_default", 1 / oracle}, {"oracle_config", oracle_config}};
+    Json row = {{"dims", Json(dims)}, {"oracle_speedup_vs_default", 1 / oracle_to_default},
+                {"oracle_config", oracle.label}, {"confirmed", confirmed}};
     for (size_t m = 0; m < methods.size(); ++m) {
-      auto it = ratio_of.find(space.ToString(picks[m]));
-      double ratio = it == ratio_of.end() ? 0.0 : oracle / it->second;  // a failing pick scores 0
+      const std::string label = space.ToString(picks[m]);
+      auto in_sweep = sweep_ratio_of.find(label);
+      const OracleRatio sweep_ratio = in_sweep == sweep_ratio_of.end() ? OracleRatio{} : in_sweep->second;
+      const OracleRatio ratio = confirmed ? confirmed_ratio_of[label] : sweep_ratio;  // a failing pick scores 0
       methods[m].ratios.push_back(ratio);
-      row[methods[m].name] = {{"config", space.ToString(picks[m])}, {"oracle_ratio", ratio}};
+      methods[m].sweep_ratios.push_back(sweep_ratio);
+      row[methods[m].name] = {{"config", label}, {"oracle_ratio", ratio.ratio}, {"oracle_ratio_low", ratio.low},
+                              {"oracle_ratio_high", ratio.high}, {"sweep_oracle_ratio", sweep_ratio.ratio}};
     }
     row["hook_source"] = HookSourceName(decision.source);
     row["confidence"] = decision.confidence;
@@ -193,27 +265,22 @@ Result<EvaluationReport> EvaluatePolicy(const EvaluationRequest& request) {
     per_shape.push_back(row);
   }
 
-  TextTable table({"method", ">within 5% of oracle (CTMA)", ">geo-mean oracle ratio", ">worst", "worst shape"});
+  TextTable table({"method", ">within 5% of oracle (CTMA)", ">geo-mean oracle ratio", ">worst", "worst shape",
+                   ">clearly within / missed"});
   Json summary = Json::array();
   for (const auto& m : methods) {
-    size_t within = 0, worst_shape = 0;
-    double worst = 1;
-    std::vector<double> floored;
-    for (size_t i = 0; i < m.ratios.size(); ++i) {
-      const double r = m.ratios[i];
-      within += r >= 0.95;
-      floored.push_back(std::max(r, 1e-6));
-      if (r < worst) {
-        worst = r;
-        worst_shape = i;
-      }
-    }
-    const double geo = GeometricMean(floored);
-    const double ctma = static_cast<double>(within) / static_cast<double>(m.ratios.size());
-    table.AddRow({m.name, Format("%.0f%% (%zu/%zu)", 100 * ctma, within, m.ratios.size()), Format("%.3f", geo),
-                  Format("%.3f", worst), DimsToText(shapes[worst_shape])});
-    summary.push_back({{"method", m.name}, {"ctma", ctma}, {"geo_mean_oracle_ratio", geo}, {"worst", worst},
-                       {"worst_dims", Json(shapes[worst_shape])}});
+    const MethodSummary confirmed = SummarizeOracleRatios(m.ratios);
+    const MethodSummary in_sweep = SummarizeOracleRatios(m.sweep_ratios);
+    const size_t n = m.ratios.size();
+    table.AddRow({m.name, Format("%.0f%% (%zu/%zu)", 100 * confirmed.ctma, confirmed.within, n),
+                  Format("%.3f", confirmed.geo_mean), Format("%.3f", confirmed.worst),
+                  DimsToText(shapes[confirmed.worst_shape]),
+                  Format("%zu / %zu", confirmed.clearly_within, confirmed.clear_misses)});
+    summary.push_back({{"method", m.name}, {"ctma", confirmed.ctma}, {"geo_mean_oracle_ratio", confirmed.geo_mean},
+                       {"worst", confirmed.worst}, {"worst_dims", Json(shapes[confirmed.worst_shape])},
+                       {"clearly_within", confirmed.clearly_within}, {"clear_misses", confirmed.clear_misses},
+                       {"sweep_ctma", in_sweep.ctma}, {"sweep_geo_mean_oracle_ratio", in_sweep.geo_mean},
+                       {"sweep_worst", in_sweep.worst}});
   }
   // Calibration: per band of the policy's stated confidence, how often its pick was within 5% of the oracle.
   Json calibration = Json::array();
@@ -226,7 +293,7 @@ Result<EvaluationReport> EvaluatePolicy(const EvaluationRequest& request) {
       if (!(confidences[i] >= edges[b] && confidences[i] < edges[b + 1])) continue;
       ++count;
       stated += confidences[i];
-      within += methods[0].ratios[i] >= 0.95;
+      within += methods[0].ratios[i].ratio >= 0.95;
     }
     if (count == 0) continue;
     calibration.push_back({{"from", edges[b]}, {"to", std::min(edges[b + 1], 1.0)}, {"shapes", count},
@@ -244,14 +311,23 @@ Result<EvaluationReport> EvaluatePolicy(const EvaluationRequest& request) {
   report.json = {{"workload", workload.name()}, {"policy", request.policy_path}, {"held_out", shapes.size()},
                  {"compared_policy", request.compare_policy_path},
                  {"objective", ObjectiveName(request.sweep.objective)}, {"rounds", request.sweep.rounds},
+                 {"confirm_rounds", confirm_rounds},
                  {"static_plan", space.ToString(static_plan)}, {"methods", summary}, {"shapes", per_shape},
                  {"calibration", calibration}};
+  const std::string confirmation_text =
+      confirm_rounds > 0
+          ? Format("the oracle measured again beside each pick in a confirmation run of %d rounds; clearly within / "
+                   "missed: shapes whose 95%% interval of the oracle ratio lies wholly above / below 0.95",
+                   confirm_rounds)
+          : std::string("no confirmation run: the ratios are the sweep's, against an oracle chosen as the fastest of "
+                        "that run (biased low)");
   report.text = Format("%s: %zu held-out shapes from %s (none tuned), each against its exhaustive oracle at the %s "
-                       "latency (%d interleaved rounds)\nheld-out: %s\n%sstatic plan: %s\ncalibration of the policy's "
-                       "confidence:\n%s",
+                       "latency (%d interleaved rounds; %s)\nheld-out: %s\n%sstatic plan: %s\ncalibration of the "
+                       "policy's confidence:\n%s",
                        workload.name().c_str(), shapes.size(), request.shapes.c_str(),
-                       ObjectiveName(request.sweep.objective), request.sweep.rounds, held_out_text.c_str(),
-                       table.Render().c_str(), ShortConfigLabel(space, static_plan).c_str(), calibration_text.c_str());
+                       ObjectiveName(request.sweep.objective), request.sweep.rounds, confirmation_text.c_str(),
+                       held_out_text.c_str(), table.Render().c_str(), ShortConfigLabel(space, static_plan).c_str(),
+                       calibration_text.c_str());
   return report;
 }
 

@@ -17,6 +17,22 @@ Status AnchorFailure(const CandidateResult& anchor) {
 
 }  // namespace
 
+SessionOptions FinalSessionOptions(const SweepOptions& options) {
+  SessionOptions final_run;
+  final_run.compile = options.compile;
+  final_run.measure.rounds = options.rounds;
+  final_run.measure.warmup = options.warmup;
+  final_run.measure.warm_calls = options.warm_calls;
+  final_run.measure.cold_samples = options.cold_samples;
+  final_run.measure.timeout_ms = options.timeout_ms;
+  final_run.watchdog = options.watchdog;
+  final_run.hang_ms = options.hang_ms;
+  final_run.baselines = options.baselines;
+  final_run.peer_executable = options.peer_executable;
+  final_run.validate = options.validate;
+  return final_run;
+}
+
 SweepResult SweepPlanSpace(MeasurementSession& session, const SearchSpace& space, const SweepOptions& options) {
   SweepResult sweep;
   if (options.rounds < MinimumRounds(options.objective)) {
@@ -82,18 +98,7 @@ SweepResult SweepPlanSpace(MeasurementSession& session, const SearchSpace& space
   for (const Config& c : options.must_confirm)
     if (std::find(finalists.begin(), finalists.end(), c) == finalists.end()) finalists.push_back(c);
 
-  SessionOptions confirm;
-  confirm.compile = options.compile;
-  confirm.measure.rounds = options.rounds;
-  confirm.measure.warmup = options.warmup;
-  confirm.measure.warm_calls = options.warm_calls;
-  confirm.measure.cold_samples = options.cold_samples;
-  confirm.measure.timeout_ms = options.timeout_ms;
-  confirm.watchdog = options.watchdog;
-  confirm.hang_ms = options.hang_ms;
-  confirm.baselines = options.baselines;
-  confirm.peer_executable = options.peer_executable;
-  confirm.validate = options.validate;
+  SessionOptions confirm = FinalSessionOptions(options);
   if (options.on_progress) {
     auto progress = options.on_progress;
     confirm.on_progress = [progress](const std::string& stage, int done, int total) {

@@ -50,6 +50,10 @@ struct SweepResult {
   int best_index = -1;  // into final: the ok plan with the smallest ratio to the default at the objective
 };
 
+// The session options of the final comparison (rounds, warm-up, cold samples, timeouts, peers, validation and
+// compile options of `options`; no progress callback).
+SessionOptions FinalSessionOptions(const SweepOptions& options);
+
 SweepResult SweepPlanSpace(MeasurementSession& session, const SearchSpace& space, const SweepOptions& options);
 
 }  // namespace crmap

@@ -34,6 +34,26 @@ TEST(StatisticsTest, RatioBand) {
   EXPECT_NEAR(r.p10, 0.44, 1e-9);
   EXPECT_NEAR(r.p90, 0.56, 1e-9);
   EXPECT_EQ(r.rounds, 5);
+  // Five rounds are too few for a 95% interval of the median: it is the whole range.
+  EXPECT_DOUBLE_EQ(r.median_low, 0.4);
+  EXPECT_DOUBLE_EQ(r.median_high, 0.6);
+}
+
+TEST(StatisticsTest, TheMediansIntervalIsTheBinomialOrderStatistics) {
+  // Textbook ranks of the 95% interval: n=6 -> [x1, x6], n=20 -> [x6, x15], n=30 -> [x10, x21], n=100 -> [x40, x61].
+  EXPECT_EQ(MedianIntervalRank(6), 1);
+  EXPECT_EQ(MedianIntervalRank(20), 6);
+  EXPECT_EQ(MedianIntervalRank(30), 10);
+  EXPECT_EQ(MedianIntervalRank(100), 40);
+  EXPECT_EQ(MedianIntervalRank(1), 1);
+  EXPECT_EQ(MedianIntervalRank(0), 1);
+  std::vector<double> ratios;
+  for (int i = 30; i >= 1; --i) ratios.push_back(i / 100.0);  // unsorted on purpose
+  RatioStats r = ComputeRatioStats(ratios);
+  EXPECT_DOUBLE_EQ(r.median_low, 0.10);
+  EXPECT_DOUBLE_EQ(r.median_high, 0.21);
+  EXPECT_LE(r.median_low, r.median);
+  EXPECT_GE(r.median_high, r.median);
 }
 
 }  // namespace

@@ -141,6 +141,28 @@ assert d["compared_policy"].endswith("copy.policy"), d["compared_policy"]
 assert all(0 < m["geo_mean_oracle_ratio"] <= 1 and 0 <= m["ctma"] <= 1 for m in d["methods"]), d["methods"]
 assert d["held_out"] == 1 and [s["dims"] for s in d["shapes"]] == [{"batch": 3}], d["shapes"]
 assert all(m["worst_dims"] == {"batch": 3} for m in d["methods"]), d["methods"]
+# The confirmation run (as many rounds as --rounds) measured the oracle again beside the picks: each ratio has its
+# interval and the figure of the sweep run next to it, and a shape is clearly within, clearly missed, or neither.
+assert d["confirm_rounds"] == 3 and all(s["confirmed"] for s in d["shapes"]), d
+for s in d["shapes"]:
+    for name in names:
+        r = s[name]
+        assert 0 <= r["oracle_ratio_low"] <= r["oracle_ratio"] <= 1 and r["oracle_ratio_low"] <= r["oracle_ratio_high"], r
+        assert 0 < r["sweep_oracle_ratio"] <= 1, r
+for m in d["methods"]:
+    assert m["clearly_within"] + m["clear_misses"] <= d["held_out"] and 0 < m["sweep_geo_mean_oracle_ratio"] <= 1, m
+'
+# Without a confirmation run the ratios are the sweep's own.
+check "evaluate without a confirmation run" \
+  bash -c '"$1" evaluate --policy "$2" --shapes "batch=3" --screen-rounds 1 --rounds 3 --warmup 0 --confirm-rounds 0 \
+           --json >"$3/evaluate_unconfirmed.json" 2>"$3/evaluate_unconfirmed.err" || { tail -3 "$3/evaluate_unconfirmed.err"; exit 1; }' \
+  _ "$CRMAP" "$policy" "$WORK"
+check "unconfirmed ratios are the sweep's" json_check "$WORK/evaluate_unconfirmed.json" '
+assert d["confirm_rounds"] == 0 and not any(s["confirmed"] for s in d["shapes"]), d
+for s in d["shapes"]:
+    for m in d["methods"]:
+        r = s[m["method"]]
+        assert r["oracle_ratio"] == r["sweep_oracle_ratio"] == r["oracle_ratio_low"] == r["oracle_ratio_high"], r
 '
 
 # A policy records the CPU ISA it was tuned on (ONEDNN_MAX_CPU_ISA=SSE41 stands in for another host):
@@ -173,6 +195,10 @@ expect_bad "train with a switch margin above 1" "--switch-margin must be in [0, 
   train --db "$db" --out "$WORK/x.policy" --switch-margin 1.5
 check "a failed train leaves no policy file" test ! -e "$WORK/x.policy"
 expect_bad "held-out out of range" "--held-out" evaluate --policy "$policy" --shapes dlrm_mlp_online --held-out 0
+expect_bad "negative confirmation rounds" "--confirm-rounds must be >= 0" \
+  evaluate --policy "$policy" --shapes "batch=3" --confirm-rounds -1
+expect_bad "too few confirmation rounds for a tail" "--confirm-rounds must be 0 (no confirmation run) or >= 100" \
+  evaluate --policy "$policy" --shapes "batch=3" --objective p95 --rounds 100 --confirm-rounds 20
 check "write a policy without tuned shapes" "$write_test_policy" --empty-table "$WORK/empty_table.policy" dlrm_mlp
 expect_bad "evaluate without tuned shapes" "no tuned shapes" \
   evaluate --policy "$WORK/empty_table.policy" --shapes dlrm_mlp_online --held-out 1 --db "$db"

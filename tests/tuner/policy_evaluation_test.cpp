@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "tests/runtime/hook/policy_test_support.h"
 #include "tests/test_support.h"
 
@@ -71,6 +73,64 @@ TEST(PolicyEvaluationTest, AMissingPolicyOrOneWithoutTunedShapesIsRefusedBeforeA
   auto refused = EvaluatePolicy(request);
   ASSERT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(refused.status().message().find("has no tuned shapes"), std::string::npos) << refused.status().message();
+}
+
+// A pick measured in a run whose anchor was the oracle: per-round ratios pick / oracle summarised.
+CandidateResult PickInRun(double median, double low, double high, double p95_ratio = 0) {
+  CandidateResult pick;
+  pick.ratio_to_anchor.median = median;
+  pick.ratio_to_anchor.median_low = low;
+  pick.ratio_to_anchor.median_high = high;
+  pick.ratio_to_anchor.rounds = 30;
+  pick.p95_ratio_to_anchor = p95_ratio;
+  return pick;
+}
+
+TEST(PolicyEvaluationTest, TheOracleRatioIsTheInverseOfThePicksRatioToTheOracleAtMostOne) {
+  // 10% slower than the oracle, the median's interval 1.02..1.25: ratio 0.909, interval 0.8..0.98.
+  OracleRatio slower = OracleRatioInRun(PickInRun(1.1, 1.02, 1.25), Objective::kMedian);
+  EXPECT_NEAR(slower.ratio, 1 / 1.1, 1e-12);
+  EXPECT_NEAR(slower.low, 0.8, 1e-12);
+  EXPECT_NEAR(slower.high, 1 / 1.02, 1e-12);
+  // Faster than the oracle in this run (a tie the sweep broke the other way): 1, the interval may pass 1.
+  OracleRatio faster = OracleRatioInRun(PickInRun(0.97, 0.9, 1.05), Objective::kMedian);
+  EXPECT_DOUBLE_EQ(faster.ratio, 1);
+  EXPECT_NEAR(faster.low, 1 / 1.05, 1e-12);
+  EXPECT_NEAR(faster.high, 1 / 0.9, 1e-12);
+  // A tail objective: the ratio of the tails, its interval the point.
+  OracleRatio tail = OracleRatioInRun(PickInRun(1.0, 0.9, 1.1, 1.25), Objective::kP95);
+  EXPECT_DOUBLE_EQ(tail.ratio, 0.8);
+  EXPECT_DOUBLE_EQ(tail.low, 0.8);
+  EXPECT_DOUBLE_EQ(tail.high, 0.8);
+  // A failed pick, or one without a ratio, scores 0.
+  CandidateResult failed = PickInRun(1.0, 0.9, 1.1);
+  failed.status = CandidateStatus::kError;
+  EXPECT_DOUBLE_EQ(OracleRatioInRun(failed, Objective::kMedian).ratio, 0);
+  EXPECT_DOUBLE_EQ(OracleRatioInRun(CandidateResult{}, Objective::kMedian).high, 0);
+}
+
+TEST(PolicyEvaluationTest, ASummaryCountsShapesClearlyWithinAndClearlyMissedApartFromTies) {
+  const std::vector<OracleRatio> ratios = {
+      {1.0, 1.0, 1.0},     // the oracle itself: clearly within
+      {0.97, 0.96, 1.1},   // clearly within
+      {0.96, 0.90, 1.02},  // within, but its interval reaches below 0.95: a tie
+      {0.93, 0.88, 0.99},  // outside, but its interval reaches 0.95: a tie
+      {0.80, 0.70, 0.90},  // clearly missed
+  };
+  MethodSummary summary = SummarizeOracleRatios(ratios);
+  EXPECT_EQ(summary.within, 3u);
+  EXPECT_DOUBLE_EQ(summary.ctma, 0.6);
+  EXPECT_EQ(summary.clearly_within, 2u);
+  EXPECT_EQ(summary.clear_misses, 1u);
+  EXPECT_DOUBLE_EQ(summary.worst, 0.80);
+  EXPECT_EQ(summary.worst_shape, 4u);
+  EXPECT_NEAR(summary.geo_mean, std::pow(1.0 * 0.97 * 0.96 * 0.93 * 0.80, 0.2), 1e-12);
+  // A failed pick (0) counts as 1e-6 in the mean and is the worst.
+  MethodSummary failing = SummarizeOracleRatios({{1, 1, 1}, {}});
+  EXPECT_NEAR(failing.geo_mean, 1e-3, 1e-12);
+  EXPECT_EQ(failing.worst_shape, 1u);
+  EXPECT_EQ(failing.clear_misses, 1u);
+  EXPECT_EQ(SummarizeOracleRatios({}).within, 0u);
 }
 
 }  // namespace

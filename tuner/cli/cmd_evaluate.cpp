@@ -14,7 +14,8 @@ int RunEvaluate(int argc, char** argv) {
       "crmap evaluate",
       "Compile-time mapping accuracy on held-out shapes: for each of N shapes drawn from a distribution that the "
       "policy was not tuned on, measure the policy's pick against that shape's oracle (exhaustive over the plan "
-      "knobs), next to a static plan, the nearest tuned shape's config and the default, all in one interleaved run.");
+      "knobs), next to a static plan, the nearest tuned shape's config and the default, all in one interleaved run; "
+      "then the oracle again beside the picks in a second run, whose ratios are reported.");
   options.add_options()
       ("policy", "policy file", cxxopts::value<std::string>())
       ("shapes", "distribution to draw held-out shapes from (built-in name or path), or a list \"tokens=100;tokens=200\"",
@@ -25,6 +26,9 @@ int RunEvaluate(int argc, char** argv) {
              "plan comes from it", cxxopts::value<std::string>())
       ("seed", "seed of the shapes drawn", cxxopts::value<uint64_t>()->default_value("101"))
       ("screen-rounds", "interleaved rounds per screening chunk", cxxopts::value<int>()->default_value("5"))
+      ("confirm-rounds", "rounds of each shape's confirmation run, which measures the oracle again beside the picks "
+                         "(default: as many as --rounds; 0: none, the sweep's own ratios, biased low)",
+       cxxopts::value<int>())
       ("w,workload", "the workload's file, if the policy's recorded one moved (default: the built-in, or the "
                      "file the policy records)", cxxopts::value<std::string>())
       ("compare-policy", "a second policy file of the same workload and space (e.g. trained by an earlier crmap "
@@ -56,6 +60,11 @@ int RunEvaluate(int argc, char** argv) {
   request.sweep = SweepOptionsFrom(*measure);
   request.sweep.objective = *objective;
   request.sweep.screen_rounds = args["screen-rounds"].as<int>();
+  if (args.count("confirm-rounds")) {
+    request.confirm_rounds = args["confirm-rounds"].as<int>();
+    if (request.confirm_rounds < 0)
+      return Fail(Status::InvalidArgument(Format("--confirm-rounds must be >= 0, got %d", request.confirm_rounds)));
+  }
   ProgressLine progress(!args.count("json"));
   request.on_progress = [&](size_t shape, size_t shapes, const std::string& stage, int done, int total) {
     progress.Update(Format("shape %zu/%zu %s", shape + 1, shapes, stage.c_str()), done, total);
