@@ -14,6 +14,7 @@
 #include "runtime/hook/crmap_hook.hpp"
 #include "runtime/hook/policy_file.h"
 #include "tuner/campaign_spec.h"
+#include "tuner/confidence_calibration.h"
 #include "tuner/measurement_record.h"
 #include "tuner/policy_trainer.h"
 #include "tuner/text_table.h"
@@ -179,6 +180,7 @@ Result<EvaluationReport> EvaluatePolicy(const EvaluationRequest& request) {
   const int confirm_rounds = request.confirm_rounds < 0 ? request.sweep.rounds : request.confirm_rounds;
   Json per_shape = Json::array();
   std::vector<double> confidences;  // the hook's, per shape (-1: unknown)
+  std::vector<bool> beyond;          // per shape: beyond the tuned range (confidence_calibration.h: BeyondRangeOf)
   for (size_t s = 0; s < shapes.size(); ++s) {
     const Dims& dims = shapes[s];
     std::vector<int64_t> values;
@@ -233,7 +235,7 @@ Result<EvaluationReport> EvaluatePolicy(const EvaluationRequest& request) {
       options.baselines.clear();
       if (request.on_progress) {
         options.on_progress = [&](const std::string& stage, int done, int total) {
-          request.on_progress(s, shapes.size(), "recheck " + stage, done, total);
+          request.on_progress(s, shapes.size(), "confirmation " + stage, done, total);
         };
       }
       std::vector<CandidateResult> rerun_results = session.Compare(rerun, options);
@@ -261,6 +263,8 @@ Result<EvaluationReport> EvaluatePolicy(const EvaluationRequest& request) {
     }
     row["hook_source"] = HookSourceName(decision.source);
     row["confidence"] = decision.confidence;
+    beyond.push_back(BeyondRangeOf(dims, table_shapes));
+    row["beyond_tuned_range"] = beyond.back();
     confidences.push_back(decision.confidence);
     per_shape.push_back(row);
   }
@@ -305,6 +309,25 @@ Result<EvaluationReport> EvaluatePolicy(const EvaluationRequest& request) {
                                static_cast<double>(within) / static_cast<double>(count));
   }
   if (calibration_text.empty()) calibration_text = "  no confidence known (a policy without critic members)\n";
+  // The same by where the shape lies: within the tuned range or beyond it (calibrated apart from format 6).
+  Json calibration_by_range = Json::array();
+  for (bool outside : {false, true}) {
+    size_t count = 0, within = 0;
+    double stated = 0;
+    for (size_t i = 0; i < confidences.size(); ++i) {
+      if (beyond[i] != outside || confidences[i] < 0) continue;
+      ++count;
+      stated += confidences[i];
+      within += methods[0].ratios[i].ratio >= 0.95;
+    }
+    if (count == 0) continue;
+    calibration_by_range.push_back({{"range", outside ? "beyond" : "within"}, {"shapes", count},
+                                    {"mean_confidence", stated / static_cast<double>(count)},
+                                    {"within_5pct", static_cast<double>(within) / static_cast<double>(count)}});
+    calibration_text += Format("  %s the tuned range: %zu shapes, stated %.2f on average, within 5%% of the oracle at "
+                               "%.2f\n", outside ? "beyond" : "within", count, stated / static_cast<double>(count),
+                               static_cast<double>(within) / static_cast<double>(count));
+  }
   std::string held_out_text;
   for (const Dims& dims : shapes) held_out_text += (held_out_text.empty() ? "" : "; ") + DimsToText(dims);
   EvaluationReport report;
@@ -313,7 +336,7 @@ Result<EvaluationReport> EvaluatePolicy(const EvaluationRequest& request) {
                  {"objective", ObjectiveName(request.sweep.objective)}, {"rounds", request.sweep.rounds},
                  {"confirm_rounds", confirm_rounds},
                  {"static_plan", space.ToString(static_plan)}, {"methods", summary}, {"shapes", per_shape},
-                 {"calibration", calibration}};
+                 {"calibration", calibration}, {"calibration_by_range", calibration_by_range}};
   const std::string confirmation_text =
       confirm_rounds > 0
           ? Format("the oracle measured again beside each pick in a confirmation run of %d rounds; clearly within / "

@@ -10,7 +10,11 @@ config that evaluate measured for the policy, pairs the confidence with that sha
 counted. Prints, per folder and workload, the leave-one-shape-out estimate `train` made, the held-out share
 within 5% and the mean stated confidence, then all shapes pooled by stated-confidence band: a calibrated
 confidence states, per band, the share that is within 5% — once as CRMAP's policy states it, once as the
-evaluated policy did (recorded in its evaluate.json), on the same shapes.
+evaluated policy did (recorded in its evaluate.json), on the same shapes — then the same pairs by where the shape
+lies, within the tuned range or beyond it (some dim below the smallest or above the largest value of the policy's
+tuned shapes: where the critics extrapolate), with each source's Brier score (mean squared difference between the
+stated confidence and the outcome, 1 within 5% and 0 not: lower is better; stating the pooled share everywhere
+scores the base rate's variance).
 """
 import json
 import os
@@ -30,12 +34,23 @@ def crmap_json(crmap, *args):
     return json.loads(out)
 
 
+def beyond_tuned_range(dims, table):
+    """Whether `dims` lie beyond the range of the policy's tuned shapes (export's table), as the hook decides."""
+    return any(value < min(e["dims"][name] for e in table) or value > max(e["dims"][name] for e in table)
+               for name, value in dims.items()) if table else False
+
+
+def brier(rows):
+    return sum((c - ok) ** 2 for c, ok in rows) / len(rows)
+
+
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
     crmap, folders = sys.argv[1], sys.argv[2:]
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     pooled, as_evaluated = [], []
+    by_range = []  # (beyond the tuned range, confidence as CRMAP's policy states it, as evaluated, within 5%)
     print("| results | workload | leave-one-shape-out (train) | held-out within 5% | mean stated confidence "
           "| shapes paired |")
     print("|---|---|---|---|---|---|")
@@ -57,14 +72,21 @@ def main():
             with open(os.path.join(folder, name)) as f:
                 evaluation = json.load(f)
             paired = []
+            table = json.loads(subprocess.run([crmap, "export", "--policy", policy, "--format", "json"], check=True,
+                                              capture_output=True, text=True).stdout)["table"]
             for shape in evaluation["shapes"]:
                 dims = ",".join(f"{k}={v}" for k, v in shape["dims"].items())
                 answer = crmap_json(crmap, "query", "--policy", policy, "--dims", dims, "--force")
                 measured = shape["crmap policy (hook)"]
                 if answer["config"] == measured["config"]:
-                    paired.append((answer["confidence"], measured["oracle_ratio"] >= 0.95))
-                    if shape.get("confidence", -1) is not None and shape.get("confidence", -1) >= 0:
-                        as_evaluated.append((shape["confidence"], measured["oracle_ratio"] >= 0.95))
+                    within_5pct = measured["oracle_ratio"] >= 0.95
+                    paired.append((answer["confidence"], within_5pct))
+                    stated_then = shape.get("confidence", -1)
+                    if stated_then is not None and stated_then >= 0:
+                        as_evaluated.append((stated_then, within_5pct))
+                        if answer["confidence"] >= 0:
+                            by_range.append((beyond_tuned_range(shape["dims"], table), answer["confidence"],
+                                             stated_then, within_5pct))
             pooled += paired
             loso = report.get("leave_one_shape_out", {})
             within = sum(ok for _, ok in paired)
@@ -91,6 +113,21 @@ def main():
         stated = sum(c for c, _ in rows) / len(rows)
         right = sum(ok for _, ok in rows) / len(rows)
         print(f"| all | {len(rows)} | {stated:.2f} | {right:.2f} |")
+    if by_range:
+        print("\nby where the shape lies (shapes both policies state a confidence for):\n")
+        print("| held-out shapes | shapes | within 5% of the oracle | stated by CRMAP's policy | Brier "
+              "| stated as evaluated | Brier |")
+        print("|---|---|---|---|---|---|---|")
+        for title, keep in (("within the tuned range", lambda b: not b), ("beyond it", lambda b: b),
+                            ("all", lambda b: True)):
+            rows = [r for r in by_range if keep(r[0])]
+            if not rows:
+                continue
+            now = [(c, ok) for _, c, _, ok in rows]
+            then = [(c, ok) for _, _, c, ok in rows]
+            print(f"| {title} | {len(rows)} | {sum(ok for *_, ok in rows) / len(rows):.2f} | "
+                  f"{sum(c for c, _ in now) / len(rows):.2f} | {brier(now):.3f} | "
+                  f"{sum(c for c, _ in then) / len(rows):.2f} | {brier(then):.3f} |")
 
 
 if __name__ == "__main__":

@@ -88,18 +88,20 @@ check "query prints the config" grep -q "^config .*fuse.fc1=" "$WORK/q2.out"
 check "train left each of the 2 tuned shapes out in turn" \
   grep -q "each tuned shape left out in turn: .* of [0-2] (never measured there: [0-2])" "$WORK/train.out"
 # The confidence the hook states: a calibration band's rate (export's "calibration"), or with no fold measured
-# (no calibration), the raw agreement of the 5 critics: a multiple of 0.2. A table answer states its entry's.
+# (no calibration), the raw agreement of the 5 critics: a multiple of 0.2. A table answer states its entry's. With
+# two tuned shapes each fold's shape lies beyond the range of the other: the beyond-range bins hold every fold.
 run "query --json" "$WORK/q2.json" query --policy "$policy" --dims batch=5 --json
 run "query a tuned shape --json" "$WORK/q1.json" query --policy "$policy" --dims batch=16 --json
 check "query states the calibrated confidence" "$python" - "$WORK/q2.json" "$WORK/q1.json" "$WORK/policy.json" <<'PY'
 import json, sys
 answer, tuned, policy = (json.load(open(path)) for path in sys.argv[1:4])
 bins = policy["calibration"]
-allowed = [b["rate"] for b in bins] if bins else [k / 5 for k in range(6)]
+allowed = [b["rate"] for b in bins] if bins else [k / 5 for k in range(6)]  # batch=5: within the tuned range
 entry = [e for e in policy["table"] if e["dims"]["batch"] == 16][0]
 ok = (any(abs(answer["confidence"] - r) < 1e-6 for r in allowed)
       and abs(tuned["confidence"] - entry["confidence"]) < 1e-6
-      and len(bins) in (0, 3) and sum(b["folds"] for b in bins) <= 2)
+      and len(bins) in (0, 3) and len(policy["calibration_beyond_range"]) in (0, 3)
+      and sum(b["folds"] for b in bins) == 0 and sum(b["folds"] for b in policy["calibration_beyond_range"]) <= 2)
 if not ok:
     print("answers", answer["confidence"], tuned["confidence"], "table entry", entry, "calibration", bins)
 sys.exit(0 if ok else 1)
@@ -151,10 +153,13 @@ for s in d["shapes"]:
         assert 0 < r["sweep_oracle_ratio"] <= 1, r
 for m in d["methods"]:
     assert m["clearly_within"] + m["clear_misses"] <= d["held_out"] and 0 < m["sweep_geo_mean_oracle_ratio"] <= 1, m
+# batch=3 lies within the tuned range (batch 1 to 16): the calibration by range counts it there.
+assert d["shapes"][0]["beyond_tuned_range"] is False, d["shapes"]
+assert [r["range"] for r in d["calibration_by_range"]] == ["within"], d["calibration_by_range"]
 '
-# Without a confirmation run the ratios are the sweep's own.
+# Without a confirmation run the ratios are the sweep's own. batch=40 lies beyond the tuned range.
 check "evaluate without a confirmation run" \
-  bash -c '"$1" evaluate --policy "$2" --shapes "batch=3" --screen-rounds 1 --rounds 3 --warmup 0 --confirm-rounds 0 \
+  bash -c '"$1" evaluate --policy "$2" --shapes "batch=40" --screen-rounds 1 --rounds 3 --warmup 0 --confirm-rounds 0 \
            --json >"$3/evaluate_unconfirmed.json" 2>"$3/evaluate_unconfirmed.err" || { tail -3 "$3/evaluate_unconfirmed.err"; exit 1; }' \
   _ "$CRMAP" "$policy" "$WORK"
 check "unconfirmed ratios are the sweep's" json_check "$WORK/evaluate_unconfirmed.json" '
@@ -163,6 +168,8 @@ for s in d["shapes"]:
     for m in d["methods"]:
         r = s[m["method"]]
         assert r["oracle_ratio"] == r["sweep_oracle_ratio"] == r["oracle_ratio_low"] == r["oracle_ratio_high"], r
+assert [s["beyond_tuned_range"] for s in d["shapes"]] == [True], d["shapes"]
+assert [r["range"] for r in d["calibration_by_range"]] == ["beyond"], d["calibration_by_range"]
 '
 
 # A policy records the CPU ISA it was tuned on (ONEDNN_MAX_CPU_ISA=SSE41 stands in for another host):

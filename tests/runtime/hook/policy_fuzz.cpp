@@ -34,7 +34,9 @@ void Load(std::string_view bytes) {
       dims[i] = corner == 0 ? d.min : corner == 1 || d.max == INT64_MAX ? d.max : d.max + 1;
     }
     m.FindTableEntry(dims.data());
-    m.Decide(dims.data(), config.data());
+    double confidence = 0;
+    m.Decide(dims.data(), config.data(), &confidence);
+    (void)m.BeyondTunedRange(dims.data());
     m.ConfigFromId(m.ConfigId(config.data()), config.data());
     (void)m.PredictLatencyUs(dims.data(), config.data());
     m.FormatConfig(config.data(), text, sizeof text);
