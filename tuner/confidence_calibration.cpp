@@ -88,6 +88,10 @@ std::vector<FoldOutcome> LeaveOneShapeOut(const SearchSpace& space, const Featur
                                           const LeaveOneShapeOutOptions& options) {
   std::vector<FoldOutcome> outcomes;
   if (shapes.size() < 2 || options.critics < 1) return outcomes;
+  // A fold's choice is judged as the labels are chosen: tied with the best measured at the shape left out where
+  // the records cannot tell them apart (the noise every shape's records show), not only within 5% of a best that
+  // is itself the luckiest of the shape's single records.
+  const double record_noise = EstimateRecordNoise(scores);
   size_t fold_index = 0;
   for (const Dims& held_out : shapes) {
     ++fold_index;
@@ -151,7 +155,8 @@ std::vector<FoldOutcome> LeaveOneShapeOut(const SearchSpace& space, const Featur
     outcome.agreement = static_cast<double>(agree) / static_cast<double>(predictions.size());
     auto shape = scores.find(held_out);
     const Standing standing =
-        shape == scores.end() ? Standing::kUnknown : StandingAt(shape->second, space.ToString(candidates[choice]));
+        shape == scores.end() ? Standing::kUnknown
+                               : StandingAt(shape->second, space.ToString(candidates[choice]), kNoiseBand, record_noise);
     outcome.measured = standing != Standing::kUnknown;
     outcome.within_noise = standing == Standing::kBest || standing == Standing::kTied;
     std::vector<Dims> others;

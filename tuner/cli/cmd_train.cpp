@@ -85,9 +85,9 @@ int RunTrain(int argc, char** argv) {
       std::printf("  no record noise estimated (too few configs measured at two neighbouring shapes, or no spread "
                   "between them): labels tie within %.0f%%\n", 100 * kNoiseBand);
     if (report.calibration_folds > 0)
-      std::printf("  each tuned shape left out in turn: the ensemble's choice there stood within %.0f%% of the best "
-                  "measured at %zu of %zu (never measured there: %zu)\n",
-                  100 * kNoiseBand, report.calibration_within, report.calibration_measured,
+      std::printf("  each tuned shape left out in turn: the ensemble's choice there stood tied with the best measured "
+                  "(within %.1f%%, the labels' tie band) at %zu of %zu (never measured there: %zu)\n",
+                  100 * report.label_tie_band, report.calibration_within, report.calibration_measured,
                   report.calibration_folds - report.calibration_measured);
     auto print_bins = [](const std::vector<CalibrationBin>& bins, const char* where) {
       for (size_t b = 0; b < bins.size(); ++b) {
