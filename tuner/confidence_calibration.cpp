@@ -11,48 +11,25 @@
 
 namespace crmap {
 
-bool BeyondRangeOf(const Dims& shape, const std::vector<Dims>& others) {
-  if (others.empty()) return false;
-  for (const auto& [name, value] : shape) {
-    int64_t low = value, high = value;
-    bool first = true;
-    for (const Dims& other : others) {
-      auto found = other.find(name);
-      if (found == other.end()) continue;
-      low = first ? found->second : std::min(low, found->second);
-      high = first ? found->second : std::max(high, found->second);
-      first = false;
-    }
-    if (value < low || value > high) return true;
-  }
-  return false;
-}
-
-Calibration CalibrationFromFolds(const std::vector<FoldOutcome>& folds) {
+std::vector<CalibrationBin> CalibrationFromFolds(const std::vector<FoldOutcome>& folds) {
   constexpr size_t kBands = std::size(kCalibrationBandStarts);
-  Calibration calibration;
-  std::vector<CalibrationBin> within(kBands), beyond(kBands);
-  for (size_t b = 0; b < kBands; ++b) within[b].from = beyond[b].from = kCalibrationBandStarts[b];
-  uint32_t all_folds = 0, all_within = 0, beyond_folds = 0;
+  std::vector<CalibrationBin> bins(kBands);
+  uint32_t all_folds = 0, all_within = 0;
+  for (size_t b = 0; b < kBands; ++b) bins[b].from = kCalibrationBandStarts[b];
   for (const FoldOutcome& fold : folds) {
     if (!fold.measured) continue;
     size_t b = 0;
     // Compared as floats, as the hook compares (policy_model.h: Calibrated): 4 of 5 critics is in [0.8, 1].
     while (b + 1 < kBands && static_cast<float>(fold.agreement) >= kCalibrationBandStarts[b + 1]) ++b;
-    CalibrationBin& bin = fold.beyond_range ? beyond[b] : within[b];
-    ++bin.folds;
-    bin.within += fold.within_noise;
+    ++bins[b].folds;
+    bins[b].within += fold.within_noise;
     ++all_folds;
     all_within += fold.within_noise;
-    beyond_folds += fold.beyond_range;
   }
-  if (all_folds == 0) return calibration;
+  if (all_folds == 0) return {};
   const double overall = (all_within + 1.0) / (all_folds + 2.0);
-  calibration.within_range = std::move(within);
-  if (beyond_folds > 0) calibration.beyond_range = std::move(beyond);
-  for (auto* bins : {&calibration.within_range, &calibration.beyond_range})
-    for (CalibrationBin& bin : *bins) bin.rate = static_cast<float>((bin.within + 2.0 * overall) / (bin.folds + 2.0));
-  return calibration;
+  for (CalibrationBin& bin : bins) bin.rate = static_cast<float>((bin.within + 2.0 * overall) / (bin.folds + 2.0));
+  return bins;
 }
 
 FoldCandidateSet FoldCandidates(const SearchSpace& space, const std::map<Dims, ShapeScores>& scores,
@@ -159,10 +136,6 @@ std::vector<FoldOutcome> LeaveOneShapeOut(const SearchSpace& space, const Featur
                                : StandingAt(shape->second, space.ToString(candidates[choice]), kNoiseBand, record_noise);
     outcome.measured = standing != Standing::kUnknown;
     outcome.within_noise = standing == Standing::kBest || standing == Standing::kTied;
-    std::vector<Dims> others;
-    for (const Dims& dims : shapes)
-      if (dims != held_out) others.push_back(dims);
-    outcome.beyond_range = BeyondRangeOf(held_out, others);
     outcomes.push_back(outcome);
   }
   return outcomes;

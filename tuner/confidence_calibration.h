@@ -10,12 +10,8 @@
 // (mean - pessimism x spread, the incumbent kept unless beaten by the switch margin); the choice is right when it
 // was measured at s and stands best or tied there (config_scores.h: StandingAt, with the record noise the whole
 // database shows, as the labels tie: a single lucky record of another config does not make the choice wrong —
-// judged at 5% alone, the folds stated 0.67 on held-out shapes 91% right; experiments/RESULTS.md). Those
-// fold outcomes, binned by agreement, give the rate the hook states for each band. A fold whose left-out shape lies
-// beyond the range of the others (some dim below their smallest or above their largest value) asks what the
-// critics are worth when they extrapolate — issue 12's held-out misses were almost all there — so those folds are
-// binned apart, and the hook states their rates for shapes beyond the tuned range (policy_model.h:
-// BeyondTunedRange).
+// judged at 5% alone, the folds stated 0.69 on average where 91% of held-out picks were within 5%;
+// experiments/RESULTS.md). Those fold outcomes, binned by agreement, give the rate the hook states for each band.
 //
 // LeaveOneShapeOut trains LibTorch critics (agents/cost_model.h); CalibrationFromFolds is a pure function.
 // Deterministic for a seed when LibTorch runs on one thread. Not thread-safe.
@@ -39,29 +35,16 @@ struct FoldOutcome {
   double agreement = 0;  // in [0, 1]
   bool measured = false;
   bool within_noise = false;
-  bool beyond_range = false;  // the left-out shape lies beyond the range of the other tuned shapes
-};
-
-// Whether `shape` lies beyond the range of `others`: some dim below the smallest or above the largest value it
-// takes among them (the hook's PolicyModel::BeyondTunedRange, over Dims). False when `others` is empty.
-bool BeyondRangeOf(const Dims& shape, const std::vector<Dims>& others);
-
-// The policy file's two calibrations (policy_file.h: PolicyFile::calibration, calibration_beyond_range).
-struct Calibration {
-  std::vector<CalibrationBin> within_range;
-  std::vector<CalibrationBin> beyond_range;
 };
 
 // The agreement bands calibrated: [0, 0.5), [0.5, 0.8), [0.8, 1] (the bands `crmap evaluate` checks).
 inline constexpr float kCalibrationBandStarts[] = {0.0f, 0.5f, 0.8f};
 
-// One bin per band, for the folds within the range and, apart, for those beyond it. Unmeasured folds are left
-// out. A bin's rate is its share of right choices shrunk towards the overall share of every measured fold:
-// (within + 2 x overall) / (folds + 2), with overall = (all within + 1) / (all folds + 2), so a bin of few folds
-// states little more than the overall rate and no rate is ever exactly 0 or 1. `beyond_range` is empty when no
-// measured fold lay beyond the range (the hook then states `within_range` there too, and it holds every fold);
-// both are empty when no fold was measured (the hook then states the raw agreement).
-Calibration CalibrationFromFolds(const std::vector<FoldOutcome>& folds);
+// One bin per band. Unmeasured folds are left out. A bin's rate is its share of right choices shrunk towards
+// the overall share: (within + 2 x overall) / (folds + 2), with overall = (all within + 1) / (all folds + 2),
+// so a bin of few folds states little more than the overall rate and no rate is ever exactly 0 or 1. Empty
+// when no fold was measured (the hook then states the raw agreement).
+std::vector<CalibrationBin> CalibrationFromFolds(const std::vector<FoldOutcome>& folds);
 
 // How LeaveOneShapeOut trains and decides: as `crmap train` and the hook do for the policy it calibrates.
 struct LeaveOneShapeOutOptions {

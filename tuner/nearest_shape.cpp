@@ -36,4 +36,20 @@ size_t NearestShapes::Nearest(const Dims& dims) const {
   return nearest;
 }
 
+bool BeyondRangeOf(const Dims& shape, const std::vector<Dims>& shapes) {
+  for (const auto& [name, value] : shape) {
+    bool seen = false;
+    int64_t low = 0, high = 0;
+    for (const Dims& other : shapes) {
+      auto found = other.find(name);
+      if (found == other.end()) continue;
+      low = seen ? std::min(low, found->second) : found->second;
+      high = seen ? std::max(high, found->second) : found->second;
+      seen = true;
+    }
+    if (seen && (value < low || value > high)) return true;
+  }
+  return false;
+}
+
 }  // namespace crmap

@@ -25,4 +25,9 @@ class NearestShapes {
   std::vector<std::vector<std::pair<std::string, double>>> log2_;  // per shape, per dim (sorted by name)
 };
 
+// Whether `shape` lies beyond the range of `shapes`: some dim of it below the smallest or above the largest value
+// that dim takes among them (a dim none of them has is not counted) — where a policy tuned on `shapes`
+// extrapolates (`crmap evaluate` reports it per held-out shape). False when `shapes` is empty.
+bool BeyondRangeOf(const Dims& shape, const std::vector<Dims>& shapes);
+
 }  // namespace crmap

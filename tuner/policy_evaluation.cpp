@@ -14,8 +14,8 @@
 #include "runtime/hook/crmap_hook.hpp"
 #include "runtime/hook/policy_file.h"
 #include "tuner/campaign_spec.h"
-#include "tuner/confidence_calibration.h"
 #include "tuner/measurement_record.h"
+#include "tuner/nearest_shape.h"
 #include "tuner/policy_trainer.h"
 #include "tuner/text_table.h"
 #include "tuner/tuning_db.h"
@@ -180,7 +180,7 @@ Result<EvaluationReport> EvaluatePolicy(const EvaluationRequest& request) {
   const int confirm_rounds = request.confirm_rounds < 0 ? request.sweep.rounds : request.confirm_rounds;
   Json per_shape = Json::array();
   std::vector<double> confidences;  // the hook's, per shape (-1: unknown)
-  std::vector<bool> beyond;          // per shape: beyond the tuned range (confidence_calibration.h: BeyondRangeOf)
+  std::vector<bool> beyond;          // per shape: beyond the tuned range (nearest_shape.h: BeyondRangeOf)
   for (size_t s = 0; s < shapes.size(); ++s) {
     const Dims& dims = shapes[s];
     std::vector<int64_t> values;
@@ -309,7 +309,7 @@ Result<EvaluationReport> EvaluatePolicy(const EvaluationRequest& request) {
                                static_cast<double>(within) / static_cast<double>(count));
   }
   if (calibration_text.empty()) calibration_text = "  no confidence known (a policy without critic members)\n";
-  // The same by where the shape lies: within the tuned range or beyond it (calibrated apart from format 6).
+  // The same by where the shape lies: within the tuned range or beyond it, where the critics extrapolate.
   Json calibration_by_range = Json::array();
   for (bool outside : {false, true}) {
     size_t count = 0, within = 0;

@@ -56,7 +56,6 @@ nlohmann::ordered_json PolicyToJson(const PolicyFile& f) {
                    {"seed", f.training.seed}};
   j["pessimism"] = f.pessimism;
   j["calibration"] = CalibrationJson(f.calibration);
-  j["calibration_beyond_range"] = CalibrationJson(f.calibration_beyond_range);
   nlohmann::ordered_json heads = nlohmann::ordered_json::array();
   for (const auto& h : f.policy.heads) heads.push_back(LayerJson(h));
   j["policy_network"] = {{"activation", "tanh"}, {"trunk1", LayerJson(f.policy.trunk1)},

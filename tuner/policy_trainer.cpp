@@ -278,17 +278,13 @@ Result<PolicyFile> TrainPolicy(const Workload& workload, const SearchSpace& spac
     folds_options.switch_margin = options.switch_margin;
     const std::vector<FoldOutcome> folds =
         LeaveOneShapeOut(space, features, observations, scores, shapes, folds_options);
-    Calibration calibration = CalibrationFromFolds(folds);
-    file.calibration = std::move(calibration.within_range);
-    file.calibration_beyond_range = std::move(calibration.beyond_range);
+    file.calibration = CalibrationFromFolds(folds);
     if (report) {
       report->calibration = file.calibration;
-      report->calibration_beyond_range = file.calibration_beyond_range;
       report->calibration_folds = folds.size();
       for (const FoldOutcome& fold : folds) {
         report->calibration_measured += fold.measured;
         report->calibration_within += fold.measured && fold.within_noise;
-        report->calibration_beyond_range_folds += fold.measured && fold.beyond_range;
       }
     }
   }

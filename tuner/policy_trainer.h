@@ -63,9 +63,7 @@ struct TrainReport {
   size_t calibration_folds = 0;
   size_t calibration_measured = 0;
   size_t calibration_within = 0;
-  size_t calibration_beyond_range_folds = 0;  // measured folds whose shape lay beyond the range of the others
   std::vector<CalibrationBin> calibration;  // as written into the policy file
-  std::vector<CalibrationBin> calibration_beyond_range;  // as written (empty: no measured fold beyond the range)
 };
 
 // The fallback: among configs measured ok at every tuned shape (and never failing anywhere), the one with the

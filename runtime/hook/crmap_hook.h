@@ -79,8 +79,7 @@ typedef struct crmap_decision {
   double confidence;                       /* in [0, 1]: the estimated probability that this config is within
                                             * 5% of the best: the critic ensemble's agreement, stated through the
                                             * calibration crmap train measured by leaving each tuned shape out
-                                            * (apart beyond the tuned range, from format version 6; the raw
-                                            * agreement when the file has none); a table entry: as
+                                            * (the raw agreement when the file has none); a table entry: as
                                             * stored at training; -1: unknown (fallback, or a policy file before
                                             * format version 3). Coarse: see docs/hook.md. */
 } crmap_decision;

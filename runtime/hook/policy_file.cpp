@@ -45,15 +45,6 @@ class Writer {
     Layer(c.layer2);
     Layer(c.layer3);
   }
-  void Calibration(const std::vector<CalibrationBin>& bins) {
-    U32(static_cast<uint32_t>(bins.size()));
-    for (const auto& bin : bins) {
-      F32(bin.from);
-      U32(bin.folds);
-      U32(bin.within);
-      F32(bin.rate);
-    }
-  }
   std::string& bytes() { return out_; }
 
  private:
@@ -120,20 +111,6 @@ class Reader {
     c.layer2 = Layer((what + " layer 2").c_str());
     c.layer3 = Layer((what + " layer 3").c_str());
     return c;
-  }
-  // Calibration bins named "<what> bins", "<what> band", "<what> folds", "<what> within", "<what> rate".
-  std::vector<CalibrationBin> Calibration(const std::string& what) {
-    std::vector<CalibrationBin> bins;
-    const uint32_t count = Count((what + " bins").c_str(), kMaxCalibrationBins, 16);
-    for (uint32_t i = 0; i < count && ok(); ++i) {
-      CalibrationBin bin;
-      bin.from = F32((what + " band").c_str());
-      bin.folds = U32((what + " folds").c_str());
-      bin.within = U32((what + " within").c_str());
-      bin.rate = F32((what + " rate").c_str());
-      bins.push_back(bin);
-    }
-    return bins;
   }
   void Fail(const std::string& message) {
     if (error_.empty()) error_ = message + " (at byte " + std::to_string(pos_) + ")";
@@ -216,11 +193,16 @@ void EncodePayload(const PolicyFile& f, Writer& w) {
   for (const auto& member : f.critic_members) w.Critic(member);
   w.F32(f.pessimism);
   for (const auto& e : f.table) w.F32(e.confidence);
-  w.Calibration(f.calibration);  // since version 4
+  w.U32(static_cast<uint32_t>(f.calibration.size()));  // since version 4
+  for (const auto& bin : f.calibration) {
+    w.F32(bin.from);
+    w.U32(bin.folds);
+    w.U32(bin.within);
+    w.F32(bin.rate);
+  }
   w.U32(static_cast<uint32_t>(f.incumbent.size()));  // since version 5
   for (uint32_t c : f.incumbent) w.U32(c);
   w.F32(f.switch_margin);
-  w.Calibration(f.calibration_beyond_range);  // since version 6
 }
 
 PolicyFile DecodePayload(Reader& r, uint32_t version) {
@@ -296,13 +278,22 @@ PolicyFile DecodePayload(Reader& r, uint32_t version) {
     f.pessimism = r.F32("pessimism");
     for (size_t i = 0; i < f.table.size() && r.ok(); ++i) f.table[i].confidence = r.F32("table confidence");
   }
-  if (version >= 4) f.calibration = r.Calibration("calibration");
+  if (version >= 4) {
+    uint32_t bins = r.Count("calibration bins", kMaxCalibrationBins, 16);
+    for (uint32_t i = 0; i < bins && r.ok(); ++i) {
+      CalibrationBin bin;
+      bin.from = r.F32("calibration band");
+      bin.folds = r.U32("calibration folds");
+      bin.within = r.U32("calibration within");
+      bin.rate = r.F32("calibration rate");
+      f.calibration.push_back(bin);
+    }
+  }
   if (version >= 5) {
     uint32_t incumbent = r.Count("incumbent", kMaxPolicyKnobs, 4);
     for (uint32_t i = 0; i < incumbent && r.ok(); ++i) f.incumbent.push_back(r.U32("incumbent"));
     f.switch_margin = r.F32("switch margin");
   }
-  if (version >= 6) f.calibration_beyond_range = r.Calibration("beyond-range calibration");
   return f;
 }
 
@@ -337,30 +328,6 @@ std::string PolicyConfigString(const std::vector<PolicyKnob>& knobs, const std::
     text += knobs[k].name + "=" + knobs[k].values[config[k]];
   }
   return text;
-}
-
-// `bins` (`what`: "calibration" or "beyond-range calibration") start at 0 and ascend within [0, 1], each rate in
-// [0, 1] and never more right than folds; a policy without critic members has nothing to calibrate.
-Status CheckCalibration(const PolicyFile& f, const std::vector<CalibrationBin>& bins, const std::string& what) {
-  if (bins.size() > kMaxCalibrationBins)
-    return Status::Corruption("the policy has " + std::to_string(bins.size()) + " " + what + " bins; at most " +
-                              std::to_string(kMaxCalibrationBins) + " are supported");
-  if (!bins.empty() && f.critic_members.empty())
-    return Status::Corruption("the policy has a confidence " + what + " but no critic members to calibrate");
-  for (size_t i = 0; i < bins.size(); ++i) {
-    const CalibrationBin& bin = bins[i];
-    const std::string bin_name = what + " bin " + std::to_string(i);
-    const float floor = i == 0 ? 0.f : bins[i - 1].from;
-    if (!(i == 0 ? bin.from == 0 : bin.from > floor && bin.from <= 1))
-      return Status::Corruption(bin_name + " starts at " + std::to_string(bin.from) + "; bins start at 0 and ascend "
-                                "within [0, 1]");
-    if (!(bin.rate >= 0 && bin.rate <= 1))
-      return Status::Corruption(bin_name + " has rate " + std::to_string(bin.rate) + "; it must be in [0, 1]");
-    if (bin.within > bin.folds)
-      return Status::Corruption(bin_name + " counts " + std::to_string(bin.within) + " right of " +
-                                std::to_string(bin.folds) + " folds");
-  }
-  return Status::Ok();
 }
 
 Status ValidatePolicyFile(const PolicyFile& f) {
@@ -457,10 +424,24 @@ Status ValidatePolicyFile(const PolicyFile& f) {
                               "most " + std::to_string(kMaxCriticFloats));
   if (!std::isfinite(f.pessimism) || f.pessimism < 0 || f.pessimism > 100)
     return Status::Corruption("the pessimism is " + std::to_string(f.pessimism) + "; it must be in [0, 100]");
-  CRMAP_RETURN_IF_ERROR(CheckCalibration(f, f.calibration, "calibration"));
-  CRMAP_RETURN_IF_ERROR(CheckCalibration(f, f.calibration_beyond_range, "beyond-range calibration"));
-  if (!f.calibration_beyond_range.empty() && f.calibration.empty())
-    return Status::Corruption("the policy has a beyond-range calibration but none within the tuned range");
+  if (f.calibration.size() > kMaxCalibrationBins)
+    return Status::Corruption("the policy has " + std::to_string(f.calibration.size()) + " calibration bins; at most " +
+                              std::to_string(kMaxCalibrationBins) + " are supported");
+  if (!f.calibration.empty() && f.critic_members.empty())
+    return Status::Corruption("the policy has a confidence calibration but no critic members to calibrate");
+  for (size_t i = 0; i < f.calibration.size(); ++i) {
+    const CalibrationBin& bin = f.calibration[i];
+    const std::string what = "calibration bin " + std::to_string(i);
+    const float floor = i == 0 ? 0.f : f.calibration[i - 1].from;
+    if (!(i == 0 ? bin.from == 0 : bin.from > floor && bin.from <= 1))
+      return Status::Corruption(what + " starts at " + std::to_string(bin.from) + "; bins start at 0 and ascend "
+                                "within [0, 1]");
+    if (!(bin.rate >= 0 && bin.rate <= 1))
+      return Status::Corruption(what + " has rate " + std::to_string(bin.rate) + "; it must be in [0, 1]");
+    if (bin.within > bin.folds)
+      return Status::Corruption(what + " counts " + std::to_string(bin.within) + " right of " +
+                                std::to_string(bin.folds) + " folds");
+  }
   if (f.latency_model.size() != f.dims.size() + 1)
     return Status::Corruption("the latency model needs one weight per dim plus a bias");
   for (float v : f.latency_model)

@@ -22,9 +22,8 @@ namespace crmap {
 
 constexpr char kPolicyMagic[8] = {'C', 'R', 'M', 'A', 'P', 'P', 'O', 'L'};
 // Written; 2 added the workload's source, 3 the critic ensemble, the pessimism and the table's confidences, 4 the
-// confidence calibration, 5 the incumbent config and its switch margin, 6 a calibration of its own for shapes beyond
-// the tuned range.
-constexpr uint32_t kPolicyFormatVersion = 6;
+// confidence calibration, 5 the incumbent config and its switch margin.
+constexpr uint32_t kPolicyFormatVersion = 5;
 constexpr uint32_t kOldestPolicyFormatVersion = 1;  // read
 
 // Limits a decoder enforces before allocating: a file claiming more is corrupt.
@@ -140,11 +139,6 @@ struct PolicyFile {
   std::vector<CriticWeights> critic_members;
   float pessimism = 0;
   std::vector<CalibrationBin> calibration;  // since version 4; empty: the hook states the raw agreement
-  // Since version 6: the same bands for decisions at shapes beyond the tuned range — some dim below the smallest
-  // or above the largest value the table's shapes take (policy_model.h: BeyondTunedRange) — calibrated on the
-  // folds whose left-out shape lay beyond the range of the others; `calibration` then holds the folds within it.
-  // Empty (every file before version 6, or no such fold measured): those decisions use `calibration` too.
-  std::vector<CalibrationBin> calibration_beyond_range;
   std::vector<float> latency_model;  // log(default latency, us) = sum_i w_i * dim_feature_i + w_last
   std::vector<TableEntry> table;
   std::vector<uint32_t> fallback;    // one value index per knob

@@ -127,14 +127,6 @@ Result<std::unique_ptr<PolicyModel>> PolicyModel::Create(PolicyFile file) {
   }
   model->trunk2_ = Transpose(f.policy.trunk2);
   for (const auto& head : f.policy.heads) model->heads_.push_back(Transpose(head));
-  if (!f.table.empty()) {
-    model->tuned_low_ = model->tuned_high_ = f.table.front().dims;
-    for (const TableEntry& entry : f.table)
-      for (size_t d = 0; d < entry.dims.size(); ++d) {
-        model->tuned_low_[d] = std::min(model->tuned_low_[d], entry.dims[d]);
-        model->tuned_high_[d] = std::max(model->tuned_high_[d], entry.dims[d]);
-      }
-  }
   model->table_order_.resize(f.table.size());
   for (uint32_t i = 0; i < f.table.size(); ++i) model->table_order_[i] = i;
   std::sort(model->table_order_.begin(), model->table_order_.end(),
@@ -180,21 +172,12 @@ double PolicyModel::ConfidenceOf(const int64_t* dims, const uint32_t* config) co
   return confidence;
 }
 
-double PolicyModel::Calibrated(double agreement, bool beyond_tuned_range) const {
-  const std::vector<CalibrationBin>& bins =
-      beyond_tuned_range && !file_.calibration_beyond_range.empty() ? file_.calibration_beyond_range
-                                                                     : file_.calibration;
-  if (agreement < 0 || bins.empty()) return agreement;
+double PolicyModel::Calibrated(double agreement) const {
+  if (agreement < 0 || file_.calibration.empty()) return agreement;
   size_t bin = 0;
   // As floats (the bins' type): an agreement of 4 of 5 critics, 0.8, falls in a band from 0.8f.
-  while (bin + 1 < bins.size() && static_cast<float>(agreement) >= bins[bin + 1].from) ++bin;
-  return bins[bin].rate;
-}
-
-bool PolicyModel::BeyondTunedRange(const int64_t* dims) const {
-  for (size_t d = 0; d < tuned_low_.size(); ++d)
-    if (dims[d] < tuned_low_[d] || dims[d] > tuned_high_[d]) return true;
-  return false;
+  while (bin + 1 < file_.calibration.size() && static_cast<float>(agreement) >= file_.calibration[bin + 1].from) ++bin;
+  return file_.calibration[bin].rate;
 }
 
 double PolicyModel::Screen(const int64_t* dims, const uint32_t* greedy, const uint32_t* forced, uint32_t* config,
@@ -264,9 +247,7 @@ double PolicyModel::Screen(const int64_t* dims, const uint32_t* greedy, const ui
   if (confidence) {
     size_t agree = 0;
     for (size_t j = 0; j < critic_count; ++j) agree += chosen[j] >= best_of_critic[j] - std::log(1.05);
-    *confidence = critic_count > 1 ? Calibrated(static_cast<double>(agree) / static_cast<double>(critic_count),
-                                                BeyondTunedRange(dims))
-                                   : -1.0;
+    *confidence = critic_count > 1 ? Calibrated(static_cast<double>(agree) / static_cast<double>(critic_count)) : -1.0;
   }
   return chosen_mean;
 }

@@ -57,13 +57,8 @@ class PolicyModel {
   // raw when it has none (before format version 4). -1 (unknown) for a policy without members.
   double ConfidenceOf(const int64_t* dims, const uint32_t* config) const;
   // The confidence stated for an agreement: the rate of the calibration bin it falls in (policy_file.h:
-  // CalibrationBin) — among the file's beyond-range bins when `beyond_tuned_range` and it has them, else among
-  // its `calibration` — or the agreement itself without a calibration; -1 stays -1.
-  double Calibrated(double agreement, bool beyond_tuned_range = false) const;
-  // Whether `dims` lie beyond the tuned range: some dim below the smallest or above the largest value the table's
-  // shapes take. The critics extrapolate there, and the confidence is calibrated apart (format version 6). False
-  // for a policy without a table.
-  bool BeyondTunedRange(const int64_t* dims) const;
+  // CalibrationBin), or the agreement itself without a calibration; -1 stays -1.
+  double Calibrated(double agreement) const;
   // The critics: the main one and its members (1 + file().critic_members.size()).
   size_t critic_count() const { return critics_.size(); }
   // The policy network's own greedy config (what PolicyNetwork::Sample(greedy) gives in LibTorch).
@@ -121,7 +116,6 @@ class PolicyModel {
   Transposed trunk1_, trunk2_;
   std::vector<Critic> critics_;  // the main critic first, then the members
   std::vector<std::vector<uint32_t>> candidates_;
-  std::vector<int64_t> tuned_low_, tuned_high_;  // per dim, over the table's shapes (empty without a table)
   long incumbent_index_ = -1;       // into candidates_: file().incumbent, or -1 (none, or the mask forbids it)
   double switch_log_margin_ = 0;    // log(1 + file().switch_margin)
   size_t max_config_length_ = 0;

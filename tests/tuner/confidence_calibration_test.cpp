@@ -12,9 +12,7 @@
 namespace crmap {
 namespace {
 
-FoldOutcome Fold(double agreement, bool measured, bool within, bool beyond_range = false) {
-  return {agreement, measured, within, beyond_range};
-}
+FoldOutcome Fold(double agreement, bool measured, bool within) { return {agreement, measured, within}; }
 
 // Bins by agreement band; unmeasured folds are left out; each rate is the bin's share shrunk towards the overall
 // share: (within + 2 x overall) / (folds + 2), overall = (all within + 1) / (all folds + 2).
@@ -25,9 +23,7 @@ TEST(ConfidenceCalibrationTest, BinsFoldsByAgreementAndShrinksTowardsTheOverallR
       Fold(0.2, true, true), Fold(0.0, true, true),                                                    // bottom
       Fold(1.0, false, false),  // its choice was never measured there: no evidence either way
   };
-  const Calibration calibration = CalibrationFromFolds(folds);
-  EXPECT_TRUE(calibration.beyond_range.empty()) << "no fold lay beyond the range of the others";
-  const std::vector<CalibrationBin>& bins = calibration.within_range;
+  const std::vector<CalibrationBin> bins = CalibrationFromFolds(folds);
   ASSERT_EQ(bins.size(), 3u);
   EXPECT_EQ(bins[0].from, 0.0f);
   EXPECT_EQ(bins[1].from, 0.5f);
@@ -46,54 +42,9 @@ TEST(ConfidenceCalibrationTest, BinsFoldsByAgreementAndShrinksTowardsTheOverallR
   EXPECT_LT(bins[2].rate, bins[0].rate);
 }
 
-// Folds whose shape lay beyond the range of the others are binned apart; every rate still shrinks towards the
-// share of all measured folds. Here the critics agree everywhere, right within the range and wrong beyond it:
-// the two calibrations state that difference for the same agreement.
-TEST(ConfidenceCalibrationTest, FoldsBeyondTheRangeAreCalibratedApart) {
-  const std::vector<FoldOutcome> folds = {
-      Fold(1.0, true, true), Fold(0.8, true, true), Fold(1.0, true, true), Fold(0.9, true, true),  // within
-      Fold(1.0, true, false, true), Fold(0.8, true, false, true), Fold(0.6, true, true, true),       // beyond
-      Fold(1.0, false, false, true),  // unmeasured: left out of both
-  };
-  const Calibration calibration = CalibrationFromFolds(folds);
-  ASSERT_EQ(calibration.within_range.size(), 3u);
-  ASSERT_EQ(calibration.beyond_range.size(), 3u);
-  const double overall = (5 + 1.0) / (7 + 2.0);
-  const CalibrationBin& within_top = calibration.within_range[2];
-  const CalibrationBin& beyond_top = calibration.beyond_range[2];
-  EXPECT_EQ(within_top.folds, 4u);
-  EXPECT_EQ(within_top.within, 4u);
-  EXPECT_EQ(beyond_top.folds, 2u);
-  EXPECT_EQ(beyond_top.within, 0u);
-  EXPECT_EQ(calibration.beyond_range[1].folds, 1u);
-  EXPECT_EQ(calibration.beyond_range[1].within, 1u);
-  EXPECT_EQ(calibration.within_range[1].folds, 0u);
-  EXPECT_NEAR(within_top.rate, (4 + 2 * overall) / 6, 1e-6);
-  EXPECT_NEAR(beyond_top.rate, (0 + 2 * overall) / 4, 1e-6);
-  EXPECT_NEAR(calibration.within_range[1].rate, overall, 1e-6);  // an empty bin states the overall share
-  EXPECT_LT(beyond_top.rate, 0.5 * within_top.rate);
-}
-
 TEST(ConfidenceCalibrationTest, NoMeasuredFoldMeansNoCalibration) {
-  for (const auto& folds : {std::vector<FoldOutcome>{},
-                            std::vector<FoldOutcome>{Fold(1.0, false, false), Fold(0.3, false, true, true)}}) {
-    const Calibration calibration = CalibrationFromFolds(folds);
-    EXPECT_TRUE(calibration.within_range.empty());
-    EXPECT_TRUE(calibration.beyond_range.empty());
-  }
-}
-
-// Beyond the range: some dim below the smallest or above the largest value the others take; a shape inside every
-// dim's range is within it even where no other shape has its combination of values.
-TEST(ConfidenceCalibrationTest, BeyondTheRangeMeansSomeDimOutsideTheOthersRange) {
-  const std::vector<Dims> others = {{{"batch", 2}, {"seq", 16}}, {{"batch", 8}, {"seq", 64}}};
-  EXPECT_FALSE(BeyondRangeOf({{"batch", 2}, {"seq", 64}}, others));
-  EXPECT_FALSE(BeyondRangeOf({{"batch", 8}, {"seq", 16}}, others));
-  EXPECT_FALSE(BeyondRangeOf({{"batch", 4}, {"seq", 32}}, others));
-  EXPECT_TRUE(BeyondRangeOf({{"batch", 1}, {"seq", 32}}, others));
-  EXPECT_TRUE(BeyondRangeOf({{"batch", 4}, {"seq", 65}}, others));
-  EXPECT_TRUE(BeyondRangeOf({{"batch", 16}, {"seq", 8}}, others));
-  EXPECT_FALSE(BeyondRangeOf({{"batch", 100}}, {})) << "no other shape: no range to be beyond";
+  EXPECT_TRUE(CalibrationFromFolds({}).empty());
+  EXPECT_TRUE(CalibrationFromFolds({Fold(1.0, false, false), Fold(0.3, false, true)}).empty());
 }
 
 // Folds really leave the shape out: at batch 1, unlike its neighbours 2 to 8, config Y is 4x faster than X.
@@ -165,9 +116,6 @@ TEST_F(LeaveOneShapeOutTest, ACriticNeverSeesTheShapeItIsJudgedOn) {
       EXPECT_LE(fold.agreement, 1.0);
     }
     EXPECT_FALSE(folds[0].within_noise) << "seed " << seed << ": batch 1 left out, X from its neighbours";
-    // Only the smallest and the largest batch lie beyond the range of the others.
-    for (size_t i = 0; i < folds.size(); ++i)
-      EXPECT_EQ(folds[i].beyond_range, i == 0 || i + 1 == folds.size()) << "fold " << i;
     interior_right += folds[3].within_noise + folds[7].within_noise;
   }
   // Small critics extrapolate imperfectly, so the shapes inside a region are judged over seeds, not one by one.

@@ -19,5 +19,19 @@ TEST(NearestShapesTest, ADimAShapeLacksCountsAsOneAndTiesGoToTheFirst) {
   EXPECT_EQ(shapes.Nearest({{"tokens", 1}, {"batch", 2}}), 2u);  // tokens 1 = log 0 on the batch-only shape
 }
 
+// Beyond the range: some dim below the smallest or above the largest value it takes among the shapes; a shape
+// inside every dim's range is within it even where no shape has its combination of values.
+TEST(NearestShapesTest, BeyondTheRangeMeansSomeDimOutsideTheShapesRange) {
+  const std::vector<Dims> tuned = {{{"batch", 2}, {"seq", 16}}, {{"batch", 8}, {"seq", 64}}};
+  EXPECT_FALSE(BeyondRangeOf({{"batch", 2}, {"seq", 64}}, tuned));
+  EXPECT_FALSE(BeyondRangeOf({{"batch", 8}, {"seq", 16}}, tuned));
+  EXPECT_FALSE(BeyondRangeOf({{"batch", 4}, {"seq", 32}}, tuned));
+  EXPECT_TRUE(BeyondRangeOf({{"batch", 1}, {"seq", 32}}, tuned));
+  EXPECT_TRUE(BeyondRangeOf({{"batch", 4}, {"seq", 65}}, tuned));
+  EXPECT_TRUE(BeyondRangeOf({{"batch", 16}, {"seq", 8}}, tuned));
+  EXPECT_FALSE(BeyondRangeOf({{"tokens", 100}}, tuned)) << "a dim no tuned shape has is not counted";
+  EXPECT_FALSE(BeyondRangeOf({{"batch", 100}}, {})) << "no shapes: no range to be beyond";
+}
+
 }  // namespace
 }  // namespace crmap

@@ -62,10 +62,8 @@ int RunTrain(int argc, char** argv) {
                {"pessimism", train.pessimism}, {"mean_table_confidence", report.mean_table_confidence},
                {"leave_one_shape_out", {{"folds", report.calibration_folds},
                                         {"choice_measured", report.calibration_measured},
-                                        {"within_noise_of_best", report.calibration_within},
-                                        {"beyond_range", report.calibration_beyond_range_folds}}},
-               {"calibration", CalibrationJson(report.calibration)},
-               {"calibration_beyond_range", CalibrationJson(report.calibration_beyond_range)}};
+                                        {"within_noise_of_best", report.calibration_within}}},
+               {"calibration", CalibrationJson(report.calibration)}};
   if (args.count("json")) {
     std::printf("%s\n", json.dump(2).c_str());
   } else {
@@ -89,19 +87,12 @@ int RunTrain(int argc, char** argv) {
                   "(within %.1f%%, the labels' tie band) at %zu of %zu (never measured there: %zu)\n",
                   100 * report.label_tie_band, report.calibration_within, report.calibration_measured,
                   report.calibration_folds - report.calibration_measured);
-    auto print_bins = [](const std::vector<CalibrationBin>& bins, const char* where) {
-      for (size_t b = 0; b < bins.size(); ++b) {
-        const CalibrationBin& bin = bins[b];
-        const double to = b + 1 < bins.size() ? bins[b + 1].from : 1.0;
-        std::printf("  %sagreement [%.1f, %.1f%s: %u of %u right, stated confidence %.2f\n", where, bin.from, to,
-                    b + 1 < bins.size() ? ")" : "]", bin.within, bin.folds, bin.rate);
-      }
-    };
-    if (report.calibration_beyond_range_folds > 0)
-      std::printf("  %zu of those measured lay beyond the range of the other tuned shapes: calibrated apart, for "
-                  "shapes beyond the tuned range\n", report.calibration_beyond_range_folds);
-    print_bins(report.calibration, report.calibration_beyond_range_folds > 0 ? "within the range, " : "");
-    print_bins(report.calibration_beyond_range, "beyond the range, ");
+    for (size_t b = 0; b < report.calibration.size(); ++b) {
+      const CalibrationBin& bin = report.calibration[b];
+      const double to = b + 1 < report.calibration.size() ? report.calibration[b + 1].from : 1.0;
+      std::printf("  agreement [%.1f, %.1f%s: %u of %u right, stated confidence %.2f\n", bin.from, to,
+                  b + 1 < report.calibration.size() ? ")" : "]", bin.within, bin.folds, bin.rate);
+    }
     if (report.ignored > 0)
       std::printf("  %zu records of this workload ignored (dims or config it does not accept; named above)\n",
                   report.ignored);

@@ -118,14 +118,12 @@ void ExpectSamePolicy(const PolicyFile& a, const PolicyFile& b) {
     ExpectLayer(a.critic_members[m].layer3, b.critic_members[m].layer3, "member 3");
   }
   EXPECT_EQ(a.pessimism, b.pessimism);
-  for (auto bins : {&PolicyFile::calibration, &PolicyFile::calibration_beyond_range}) {
-    ASSERT_EQ((a.*bins).size(), (b.*bins).size());
-    for (size_t i = 0; i < (a.*bins).size(); ++i) {
-      EXPECT_EQ((a.*bins)[i].from, (b.*bins)[i].from);
-      EXPECT_EQ((a.*bins)[i].folds, (b.*bins)[i].folds);
-      EXPECT_EQ((a.*bins)[i].within, (b.*bins)[i].within);
-      EXPECT_EQ((a.*bins)[i].rate, (b.*bins)[i].rate);
-    }
+  ASSERT_EQ(a.calibration.size(), b.calibration.size());
+  for (size_t i = 0; i < a.calibration.size(); ++i) {
+    EXPECT_EQ(a.calibration[i].from, b.calibration[i].from);
+    EXPECT_EQ(a.calibration[i].folds, b.calibration[i].folds);
+    EXPECT_EQ(a.calibration[i].within, b.calibration[i].within);
+    EXPECT_EQ(a.calibration[i].rate, b.calibration[i].rate);
   }
   EXPECT_EQ(a.fallback, b.fallback);
   EXPECT_EQ(a.incumbent, b.incumbent);
@@ -252,7 +250,6 @@ TEST_F(PolicyFileTest, RoundTripKeepsEveryField) {
     options.calibrated = true;
     PolicyFile original = MakeSyntheticPolicy(options);
     ASSERT_FALSE(original.calibration.empty());
-    ASSERT_FALSE(original.calibration_beyond_range.empty());
     ASSERT_TRUE(ValidatePolicyFile(original).ok()) << ValidatePolicyFile(original).ToString();
     std::string bytes = EncodePolicyFile(original);
     EXPECT_EQ(bytes.substr(0, 8), "CRMAPPOL");
@@ -360,9 +357,9 @@ TEST_F(PolicyFileTest, UnsupportedVersionIsInvalidArgumentNamingIt) {
     // A version this crmap does not read wins over everything else that may be different in a newer format.
     ExpectError(DecodePolicyFile(SetU32(bytes_, 8, version)), StatusCode::kInvalidArgument, "version");
   }
-  std::string path = testing::TestTempPath("version7.policy");
-  ASSERT_TRUE(testing::WriteBytes(path, WithValidChecksum(SetU32(bytes_, 8, 7))));
-  ExpectError(ReadPolicyFile(path), StatusCode::kInvalidArgument, "policy format version 7");
+  std::string path = testing::TestTempPath("version6.policy");
+  ASSERT_TRUE(testing::WriteBytes(path, WithValidChecksum(SetU32(bytes_, 8, 6))));
+  ExpectError(ReadPolicyFile(path), StatusCode::kInvalidArgument, "policy format version 6");
 }
 
 // An encoded policy as an older version wrote it: the last `cut` payload bytes dropped, the version set.
@@ -374,25 +371,13 @@ std::string OlderVersion(const std::string& bytes, size_t cut, uint32_t version)
   return WithValidChecksum(older);
 }
 
-// The bytes version 6 appends: the beyond-range calibration bins (u32 count, 16 bytes each).
-size_t Version6Tail(const PolicyFile& f) { return 4 + 16 * f.calibration_beyond_range.size(); }
-// The bytes versions 5 and 6 append: the incumbent (u32 count, u32 per knob), the switch margin, then version 6's.
-size_t Version5Tail(const PolicyFile& f) { return 4 + 4 * f.incumbent.size() + 4 + Version6Tail(f); }
-// The bytes versions 4 to 6 append: the calibration bins (u32 count, 16 bytes each), then version 5's.
+// The bytes version 5 appends: the incumbent (u32 count, u32 per knob) and the switch margin.
+size_t Version5Tail(const PolicyFile& f) { return 4 + 4 * f.incumbent.size() + 4; }
+// The bytes versions 4 and 5 append: the calibration bins (u32 count, 16 bytes each), then version 5's.
 size_t Version4Tail(const PolicyFile& f) { return 4 + 16 * f.calibration.size() + Version5Tail(f); }
 // The bytes versions 3 and 4 append to a policy without critic members: an empty member array, the pessimism, a
 // confidence per table entry and an empty calibration.
 size_t Version3Tail(const PolicyFile& f) { return 4 + 4 + 4 * f.table.size() + Version4Tail(f); }
-
-// Version 5 (before the beyond-range calibration) still reads: one calibration for every shape.
-TEST_F(PolicyFileTest, Version5FilesReadWithoutABeyondRangeCalibration) {
-  ASSERT_FALSE(policy_.calibration_beyond_range.empty());
-  auto decoded = DecodePolicyFile(OlderVersion(bytes_, Version6Tail(policy_), 5));
-  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
-  PolicyFile expected = policy_;
-  expected.calibration_beyond_range.clear();
-  ExpectSamePolicy(expected, *decoded);
-}
 
 // Version 4 (before the incumbent) still reads: no incumbent and a margin of 0 (the best score wins).
 TEST_F(PolicyFileTest, Version4FilesReadWithoutAnIncumbent) {
@@ -403,7 +388,6 @@ TEST_F(PolicyFileTest, Version4FilesReadWithoutAnIncumbent) {
   PolicyFile expected = policy_;
   expected.incumbent.clear();
   expected.switch_margin = 0;
-  expected.calibration_beyond_range.clear();
   ExpectSamePolicy(expected, *decoded);
 }
 
@@ -416,7 +400,6 @@ TEST_F(PolicyFileTest, Version3FilesReadWithoutACalibration) {
   ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
   PolicyFile expected = policy_;
   expected.calibration.clear();
-  expected.calibration_beyond_range.clear();
   expected.incumbent.clear();
   expected.switch_margin = 0;
   ExpectSamePolicy(expected, *decoded);
@@ -692,13 +675,6 @@ TEST_F(PolicyFileTest, ABadCalibrationIsCorruption) {
       {"band above 1", [](PolicyFile& f) { f.calibration[2].from = 1.5f; }, "calibration bin 2 starts"},
       {"more right than folds", [](PolicyFile& f) { f.calibration[0].within = 4; }, "calibration bin 0 counts 4"},
       {"no members", [](PolicyFile& f) { f.critic_members.clear(); }, "no critic members to calibrate"},
-      {"beyond-range rate above 1", [](PolicyFile& f) { f.calibration_beyond_range[2].rate = 1.5f; },
-       "beyond-range calibration bin 2 has rate"},
-      {"beyond-range bands not ascending", [](PolicyFile& f) { f.calibration_beyond_range[1].from = 0.0f; },
-       "beyond-range calibration bin 1 starts"},
-      {"beyond-range more right than folds", [](PolicyFile& f) { f.calibration_beyond_range[0].within = 2; },
-       "beyond-range calibration bin 0 counts 2"},
-      {"beyond the range only", [](PolicyFile& f) { f.calibration.clear(); }, "but none within the tuned range"},
       {"too many bins",
        [](PolicyFile& f) {
          f.calibration.clear();
@@ -720,13 +696,6 @@ TEST_F(PolicyFileTest, ABadCalibrationIsCorruption) {
               "calibration bins: truncated");
   ExpectError(DecodePolicyFile(WithValidChecksum(SetU32(bytes_, count_offset, 0xFFFFFFFFu))), StatusCode::kCorruption,
               "calibration bins: count 4294967295 exceeds 16");
-  // The same for the beyond-range bins, the last field of the payload.
-  const size_t beyond_offset = bytes_.size() - 8 - Version6Tail(policy_);
-  ASSERT_EQ(ReadU32(bytes_, beyond_offset), 3u);
-  ExpectError(DecodePolicyFile(WithValidChecksum(SetU32(bytes_, beyond_offset, 4))), StatusCode::kCorruption,
-              "beyond-range calibration bins: truncated");
-  ExpectError(DecodePolicyFile(WithValidChecksum(SetU32(bytes_, beyond_offset, 17))), StatusCode::kCorruption,
-              "beyond-range calibration bins: count 17 exceeds 16");
 }
 
 TEST_F(PolicyFileTest, ABadIncumbentOrSwitchMarginIsCorruption) {

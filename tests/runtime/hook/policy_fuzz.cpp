@@ -36,7 +36,6 @@ void Load(std::string_view bytes) {
     m.FindTableEntry(dims.data());
     double confidence = 0;
     m.Decide(dims.data(), config.data(), &confidence);
-    (void)m.BeyondTunedRange(dims.data());
     m.ConfigFromId(m.ConfigId(config.data()), config.data());
     (void)m.PredictLatencyUs(dims.data(), config.data());
     m.FormatConfig(config.data(), text, sizeof text);

@@ -500,25 +500,17 @@ TEST(PolicyModelTest, AgreesWithTheLibTorchNetworksItWasExportedFrom) {
   EXPECT_NEAR(report.mean_table_confidence, sum / static_cast<double>(with_members->table.size()), 1e-6);
   // Each tuned shape left out in turn: every config was measured at every shape, so every fold's choice was
   // measured; the calibration written is the one its folds give (confidence_calibration.h), and the table's
-  // confidences are stated through it (each one a bin's rate: a tuned shape lies within the tuned range).
+  // confidences are stated through it (each one a bin's rate).
   EXPECT_EQ(report.calibration_folds, shapes.size());
   EXPECT_EQ(report.calibration_measured, shapes.size());
   EXPECT_LE(report.calibration_within, report.calibration_measured);
-  // The smallest and the largest tuned shape, left out, lay beyond the range of the others: binned apart.
   ASSERT_EQ(with_members->calibration.size(), 3u);
-  ASSERT_EQ(with_members->calibration_beyond_range.size(), 3u);
-  EXPECT_EQ(report.calibration_beyond_range_folds, 2u);
-  uint32_t folds = 0, within = 0, beyond = 0;
+  uint32_t folds = 0, within = 0;
   for (const CalibrationBin& bin : with_members->calibration) {
     folds += bin.folds;
     within += bin.within;
   }
-  for (const CalibrationBin& bin : with_members->calibration_beyond_range) {
-    beyond += bin.folds;
-    within += bin.within;
-  }
-  EXPECT_EQ(folds + beyond, report.calibration_measured);
-  EXPECT_EQ(beyond, report.calibration_beyond_range_folds);
+  EXPECT_EQ(folds, report.calibration_measured);
   EXPECT_EQ(within, report.calibration_within);
   for (const TableEntry& entry : with_members->table) {
     bool a_rate = false;
@@ -721,8 +713,7 @@ TEST(PolicyModelTest, DecideKeepsTheIncumbentUnlessTheBestScoreBeatsItByTheSwitc
 }
 
 // With a calibration (format version 4) the same decisions are made and the stated confidence is the rate of
-// the band the raw agreement falls in (policy_file.h: CalibrationBin) — from version 6, among the beyond-range
-// bins at dims beyond the tuned range.
+// the band the raw agreement falls in (policy_file.h: CalibrationBin).
 TEST(PolicyModelTest, ACalibratedPolicyStatesTheRateOfItsAgreementsBand) {
   SyntheticPolicyOptions options;
   options.critic_members = 3;
@@ -730,10 +721,8 @@ TEST(PolicyModelTest, ACalibratedPolicyStatesTheRateOfItsAgreementsBand) {
   options.calibrated = true;
   PolicyFile calibrated = MakeSyntheticPolicy(options);
   ASSERT_EQ(calibrated.calibration.size(), 3u);
-  ASSERT_EQ(calibrated.calibration_beyond_range.size(), 3u);
   PolicyFile raw = calibrated;
   raw.calibration.clear();
-  raw.calibration_beyond_range.clear();
   auto stated = MustModel(calibrated);
   auto agreeing = MustModel(raw);
   ASSERT_TRUE(stated && agreeing);
@@ -744,15 +733,9 @@ TEST(PolicyModelTest, ACalibratedPolicyStatesTheRateOfItsAgreementsBand) {
   EXPECT_FLOAT_EQ(stated->Calibrated(0.79), 0.45f);
   EXPECT_FLOAT_EQ(stated->Calibrated(0.8), 0.75f);
   EXPECT_FLOAT_EQ(stated->Calibrated(1.0), 0.75f);
-  EXPECT_FLOAT_EQ(stated->Calibrated(0.0, true), 0.1f);
-  EXPECT_FLOAT_EQ(stated->Calibrated(0.5, true), 0.15f);
-  EXPECT_FLOAT_EQ(stated->Calibrated(1.0, true), 0.2f);
-  EXPECT_EQ(stated->Calibrated(-1, true), -1.0);
   EXPECT_EQ(agreeing->Calibrated(0.6), 0.6);  // no calibration: the agreement itself
-  EXPECT_EQ(agreeing->Calibrated(0.6, true), 0.6);
   std::mt19937_64 rng(4);
   std::set<double> agreements;
-  size_t beyond = 0;
   for (int i = 0; i < 200; ++i) {
     std::vector<int64_t> dims = RandomDims(calibrated, rng);
     std::vector<uint32_t> a(calibrated.knobs.size()), b(calibrated.knobs.size());
@@ -760,57 +743,11 @@ TEST(PolicyModelTest, ACalibratedPolicyStatesTheRateOfItsAgreementsBand) {
     stated->Decide(dims.data(), a.data(), &confidence);
     agreeing->Decide(dims.data(), b.data(), &agreement);
     EXPECT_EQ(a, b) << "dims " << dims[0];
-    const bool outside = stated->BeyondTunedRange(dims.data());
-    beyond += outside;
-    EXPECT_DOUBLE_EQ(confidence, stated->Calibrated(agreement, outside)) << "dims " << dims[0];
+    EXPECT_DOUBLE_EQ(confidence, stated->Calibrated(agreement)) << "dims " << dims[0];
     EXPECT_DOUBLE_EQ(stated->ConfidenceOf(dims.data(), a.data()), confidence);
     agreements.insert(agreement);
   }
   EXPECT_GE(agreements.size(), 2u) << "an agreement that never varies checks little";
-  EXPECT_GT(beyond, 0u) << "no dims beyond the tuned range checks little";
-  EXPECT_LT(beyond, 200u) << "no dims within the tuned range checks little";
-}
-
-// Beyond the tuned range: some dim below the smallest or above the largest value the table's shapes take. A
-// policy without a beyond-range calibration (files before version 6) states the same bins everywhere.
-TEST(PolicyModelTest, BeyondTheTunedRangeIsAnyDimOutsideTheTablesRange) {
-  SyntheticPolicyOptions options;
-  options.critic_members = 3;
-  options.seed = 11;
-  options.calibrated = true;
-  PolicyFile f = MakeSyntheticPolicy(options);
-  ASSERT_GE(f.table.size(), 2u);
-  std::vector<int64_t> low = f.table[0].dims, high = f.table[0].dims;
-  for (const TableEntry& e : f.table)
-    for (size_t d = 0; d < e.dims.size(); ++d) {
-      low[d] = std::min(low[d], e.dims[d]);
-      high[d] = std::max(high[d], e.dims[d]);
-    }
-  auto model = MustModel(f);
-  ASSERT_TRUE(model);
-  for (const TableEntry& e : f.table) EXPECT_FALSE(model->BeyondTunedRange(e.dims.data()));
-  EXPECT_FALSE(model->BeyondTunedRange(low.data()));
-  EXPECT_FALSE(model->BeyondTunedRange(high.data()));
-  for (size_t d = 0; d < low.size(); ++d) {
-    std::vector<int64_t> below = low, above = high;
-    --below[d];
-    ++above[d];
-    EXPECT_TRUE(model->BeyondTunedRange(below.data())) << "dim " << d;
-    EXPECT_TRUE(model->BeyondTunedRange(above.data())) << "dim " << d;
-  }
-  PolicyFile version5 = f;
-  version5.calibration_beyond_range.clear();
-  auto older = MustModel(version5);
-  ASSERT_TRUE(older);
-  EXPECT_FLOAT_EQ(older->Calibrated(1.0, true), 0.75f);
-  EXPECT_FLOAT_EQ(older->Calibrated(0.0, true), 0.3f);
-  PolicyFile no_table = f;
-  no_table.table.clear();
-  auto empty = MustModel(no_table);
-  ASSERT_TRUE(empty);
-  std::vector<int64_t> far = high;
-  for (int64_t& v : far) v += 1000;
-  EXPECT_FALSE(empty->BeyondTunedRange(far.data())) << "no table: no tuned range to be beyond";
 }
 
 // A policy without members states no confidence: -1 from Decide and ConfidenceOf.

@@ -211,10 +211,7 @@ inline PolicyFile FillSyntheticPolicy(PolicyFile skeleton, const SyntheticPolicy
     f.pessimism = 0.5f;
     std::uniform_real_distribution<float> share(0.0f, 1.0f);
     for (auto& e : f.table) e.confidence = share(rng);
-    if (options.calibrated) {
-      f.calibration = {{0.0f, 3, 1, 0.3f}, {0.5f, 2, 1, 0.45f}, {0.8f, 5, 4, 0.75f}};
-      f.calibration_beyond_range = {{0.0f, 1, 0, 0.1f}, {0.5f, 1, 0, 0.15f}, {0.8f, 2, 0, 0.2f}};
-    }
+    if (options.calibrated) f.calibration = {{0.0f, 3, 1, 0.3f}, {0.5f, 2, 1, 0.45f}, {0.8f, 5, 4, 0.75f}};
   }
   if (options.incumbent) {  // drawn after everything else, so the fields above stay those of a policy without
     f.incumbent = RandomConfig(f, rng);

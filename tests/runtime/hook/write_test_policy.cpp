@@ -1,10 +1,9 @@
 // write_test_policy: writes a synthetic, valid policy file (tests/runtime/hook/policy_test_support.h) for tests
 // that need one at test time without training (the C example's ctest) and for regenerating the fuzz corpus.
 //
-//   write_test_policy [--empty-table] [--full] OUT [dlrm_mlp|bert_ffn|bert_attention] [SEED] [HIDDEN]
+//   write_test_policy [--empty-table] OUT [dlrm_mlp|bert_ffn|bert_attention] [SEED] [HIDDEN]
 //
-// --empty-table writes the policy without tuned shapes (valid: the hook answers from the network); --full fills
-// every field of the current format (both calibrations, an incumbent and its switch margin).
+// --empty-table writes the policy without tuned shapes (valid: the hook answers from the network).
 // Exit status 0 on success, 2 on bad arguments, 1 if the file cannot be written.
 #include <cstdio>
 #include <cstdlib>
@@ -14,20 +13,17 @@
 
 int main(int argc, char** argv) {
   const char* program = argv[0];
-  bool empty_table = false, full = false;
-  while (argc > 1 && (std::string(argv[1]) == "--empty-table" || std::string(argv[1]) == "--full")) {
-    (std::string(argv[1]) == "--full" ? full : empty_table) = true;
+  bool empty_table = argc > 1 && std::string(argv[1]) == "--empty-table";
+  if (empty_table) {
     --argc;
     ++argv;
   }
   if (argc < 2 || argc > 5) {
-    std::fprintf(stderr,
-                 "usage: %s [--empty-table] [--full] OUT [dlrm_mlp|bert_ffn|bert_attention] [SEED] [HIDDEN]\n",
+    std::fprintf(stderr, "usage: %s [--empty-table] OUT [dlrm_mlp|bert_ffn|bert_attention] [SEED] [HIDDEN]\n",
                  program);
     return 2;
   }
   crmap::testing::SyntheticPolicyOptions options;
-  options.calibrated = options.incumbent = full;
   std::string workload = argc > 2 ? argv[2] : "dlrm_mlp";
   if (workload == "dlrm_mlp") {
     options.workload = crmap::testing::TestWorkload::kDlrmMlp;
