@@ -25,16 +25,17 @@ LatencyStats ComputeLatencyStats(std::vector<double> samples) {
 }
 
 int MedianIntervalRank(int n, double level) {
-  // P(B < j) for B ~ binomial(n, 1/2), summed term by term in logs (n is a few hundred rounds at most).
+  // P(B < j) for B ~ binomial(n, 1/2), summed term by term in logs (no overflow for any round count).
   const double tail = (1 - level) / 2;
+  const double log_total = std::lgamma(n + 1.0) - n * std::log(2.0);
   double below = 0;  // P(B < j)
-  int rank = 1;
+  int rank = 0;
   for (int j = 1; j <= n / 2; ++j) {
-    below += std::exp(std::lgamma(n + 1.0) - std::lgamma(j) - std::lgamma(n - j + 2.0) - n * std::log(2.0));
+    below += std::exp(log_total - std::lgamma(j) - std::lgamma(n - j + 2.0));
     if (below > tail) break;
     rank = j;  // [x(j), x(n+1-j)] misses the median with probability 2 P(B < j) <= 1 - level
   }
-  return std::min(rank, std::max(1, (n + 1) / 2));
+  return rank;
 }
 
 RatioStats ComputeRatioStats(std::vector<double> ratios) {
@@ -45,9 +46,10 @@ RatioStats ComputeRatioStats(std::vector<double> ratios) {
   stats.median = Percentile(ratios, 0.5);
   stats.p10 = Percentile(ratios, 0.10);
   stats.p90 = Percentile(ratios, 0.90);
-  const int rank = MedianIntervalRank(stats.rounds);
-  stats.median_low = ratios[static_cast<size_t>(rank - 1)];
-  stats.median_high = ratios[static_cast<size_t>(stats.rounds - rank)];
+  if (const int rank = MedianIntervalRank(stats.rounds); rank > 0) {
+    stats.median_low = ratios[static_cast<size_t>(rank - 1)];
+    stats.median_high = ratios[static_cast<size_t>(stats.rounds - rank)];
+  }
   return stats;
 }
 

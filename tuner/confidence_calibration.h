@@ -10,8 +10,8 @@
 // (mean - pessimism x spread, the incumbent kept unless beaten by the switch margin); the choice is right when it
 // was measured at s and stands best or tied there (config_scores.h: StandingAt, with the record noise the whole
 // database shows, as the labels tie: a single lucky record of another config does not make the choice wrong —
-// judged at 5% alone, the folds stated 0.69 on average where 91% of held-out picks were within 5%;
-// experiments/RESULTS.md). Those fold outcomes, binned by agreement, give the rate the hook states for each band.
+// judged at 5% alone the folds stated far less than the held-out shapes showed: experiments/RESULTS.md). Those
+// fold outcomes, binned by agreement, give the rate the hook states for each band.
 //
 // LeaveOneShapeOut trains LibTorch critics (agents/cost_model.h); CalibrationFromFolds is a pure function.
 // Deterministic for a seed when LibTorch runs on one thread. Not thread-safe.

@@ -41,14 +41,11 @@ Status HookError(crmap_status status) {
 OracleRatio OracleRatioInRun(const CandidateResult& pick, Objective objective) {
   const double to_oracle = RatioToAnchor(pick, objective);  // pick / oracle
   if (pick.status != CandidateStatus::kOk || pick.is_baseline || !(to_oracle > 0)) return {};
-  OracleRatio ratio;
-  ratio.ratio = std::min(1.0, 1 / to_oracle);
-  ratio.low = ratio.high = 1 / to_oracle;
+  OracleRatio ratio = OracleRatio::Unknown(std::min(1.0, 1 / to_oracle));
   if (objective == Objective::kMedian && pick.ratio_to_anchor.median_low > 0) {
-    ratio.low = 1 / pick.ratio_to_anchor.median_high;
+    ratio.low = std::min(ratio.ratio, 1 / pick.ratio_to_anchor.median_high);
     ratio.high = 1 / pick.ratio_to_anchor.median_low;
   }
-  ratio.low = std::min(ratio.low, ratio.ratio);
   return ratio;
 }
 
@@ -220,7 +217,7 @@ Result<EvaluationReport> EvaluatePolicy(const EvaluationRequest& request) {
       const double ratio = RatioToAnchor(r, request.sweep.objective);
       if (r.is_baseline || ratio <= 0) continue;
       const double point = oracle_to_default / ratio;
-      sweep_ratio_of[r.label] = {point, point, point};
+      sweep_ratio_of[r.label] = OracleRatio::Unknown(point);  // chosen and scored on the same samples: no interval
     }
 
     // The confirmation run: the oracle as the anchor, then each distinct pick.
@@ -245,8 +242,13 @@ Result<EvaluationReport> EvaluatePolicy(const EvaluationRequest& request) {
                      DimsToText(dims), oracle.label, rerun_results[0].message);
       } else {
         confirmed_ratio_of[oracle.label] = {1, 1, 1};
-        for (size_t i = 1; i < rerun_results.size(); ++i)
-          confirmed_ratio_of[rerun_results[i].label] = OracleRatioInRun(rerun_results[i], request.sweep.objective);
+        for (size_t i = 1; i < rerun_results.size(); ++i) {
+          const CandidateResult& pick = rerun_results[i];
+          if (pick.status != CandidateStatus::kOk)
+            spdlog::warn("shape {}: the pick {} failed in the confirmation run ({}): it scores 0 there",
+                         DimsToText(dims), pick.label, pick.message);
+          confirmed_ratio_of[pick.label] = OracleRatioInRun(pick, request.sweep.objective);
+        }
       }
     }
     Json row = {{"dims", Json(dims)}, {"oracle_speedup_vs_default", 1 / oracle_to_default},
@@ -255,7 +257,14 @@ Result<EvaluationReport> EvaluatePolicy(const EvaluationRequest& request) {
       const std::string label = space.ToString(picks[m]);
       auto in_sweep = sweep_ratio_of.find(label);
       const OracleRatio sweep_ratio = in_sweep == sweep_ratio_of.end() ? OracleRatio{} : in_sweep->second;
-      const OracleRatio ratio = confirmed ? confirmed_ratio_of[label] : sweep_ratio;  // a failing pick scores 0
+      OracleRatio ratio = sweep_ratio;  // a pick that failed in the sweep scores 0
+      if (confirmed) {
+        auto in_rerun = confirmed_ratio_of.find(label);
+        if (in_rerun == confirmed_ratio_of.end())
+          return Status::Internal("shape " + DimsToText(dims) + ": the pick " + label + " was not measured in the "
+                                  "confirmation run");
+        ratio = in_rerun->second;
+      }
       methods[m].ratios.push_back(ratio);
       methods[m].sweep_ratios.push_back(sweep_ratio);
       row[methods[m].name] = {{"config", label}, {"oracle_ratio", ratio.ratio}, {"oracle_ratio_low", ratio.low},
@@ -315,7 +324,7 @@ Result<EvaluationReport> EvaluatePolicy(const EvaluationRequest& request) {
     size_t count = 0, within = 0;
     double stated = 0;
     for (size_t i = 0; i < confidences.size(); ++i) {
-      if (beyond[i] != outside || confidences[i] < 0) continue;
+      if (beyond[i] != outside || !(confidences[i] >= 0)) continue;
       ++count;
       stated += confidences[i];
       within += methods[0].ratios[i].ratio >= 0.95;

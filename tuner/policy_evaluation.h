@@ -22,6 +22,7 @@
 #pragma once
 
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -66,15 +67,19 @@ size_t NearestTunedShape(const PolicyFile& file, const std::vector<int64_t>& dim
 
 // One method's pick at one shape: oracle latency / pick latency at the objective, at most 1 (0: the pick failed),
 // and an interval of at least 95% around it (low <= ratio <= high; high may pass 1: the pick may be the faster).
+// Where no interval is known the ends are 0 and infinity (Unknown): the shape then counts as neither clearly
+// within nor clearly missed.
 struct OracleRatio {
   double ratio = 0;
   double low = 0;
   double high = 0;
+  static OracleRatio Unknown(double ratio) { return {ratio, 0, std::numeric_limits<double>::infinity()}; }
 };
 
 // The oracle ratio of `pick`, measured in a run whose anchor (first config) was the oracle: from the median of its
-// per-round ratios to the anchor and that median's interval (median objective), or the ratio of the tails (then
-// the interval is the point). {0, 0, 0} for a pick that failed or has no ratio.
+// per-round ratios to the anchor and that median's interval (median objective, 6 rounds or more), or the ratio of
+// the tails; the interval unknown (OracleRatio::Unknown) for a tail, or fewer rounds. {0, 0, 0} — a clear miss —
+// for a pick that failed or has no ratio.
 OracleRatio OracleRatioInRun(const CandidateResult& pick, Objective objective);
 
 // One method over the held-out shapes.

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Checks the policy's stated confidence against measured held-out results, without measuring again.
 
-usage: calibration_check.py CRMAP DIR [DIR ...]
+usage: calibration_check.py [--name NAME] CRMAP DIR [DIR ...]
 For every `<w>_evaluate.json` in each result folder of budgeted.sh, trains a policy with CRMAP from the same
-campaign database (`<w>.calibrated.policy`, its report `<w>_calibrated_train.json`; kept and reused), asks it
+campaign database (`<w>.NAME.policy`, its report `<w>_NAME_train.json`, NAME `calibrated` unless given — another
+name checks another build on folders a check already ran on; kept and reused), asks it
 (`crmap query --force`) for its decision and confidence at each held-out shape, and where its decision is the
 config that evaluate measured for the policy, pairs the confidence with that shape's measured oracle ratio
 (within 5%: ratio >= 0.95). A decision that differs (the evaluated policy came from an older build) is not
@@ -34,10 +35,16 @@ def crmap_json(crmap, *args):
     return json.loads(out)
 
 
-def beyond_tuned_range(dims, table):
-    """Whether `dims` lie beyond the range of the policy's tuned shapes (export's table), as the hook decides."""
-    return any(value < min(e["dims"][name] for e in table) or value > max(e["dims"][name] for e in table)
-               for name, value in dims.items()) if table else False
+def beyond_tuned_range(shape, table):
+    """Whether a held-out shape lies beyond the range of the policy's tuned shapes: evaluate's own flag, or for
+    files from before it, the same rule (tuner/nearest_shape.h: BeyondRangeOf) over export's table."""
+    if "beyond_tuned_range" in shape:
+        return shape["beyond_tuned_range"]
+    for name, value in shape["dims"].items():
+        values = [e["dims"][name] for e in table if name in e["dims"]]
+        if values and (value < min(values) or value > max(values)):
+            return True
+    return False
 
 
 def brier(rows):
@@ -45,9 +52,15 @@ def brier(rows):
 
 
 def main():
-    if len(sys.argv) < 3:
+    args = sys.argv[1:]
+    policy_name = "calibrated"
+    if args[:1] == ["--name"]:
+        if len(args) < 2 or not args[1].isidentifier():
+            sys.exit("--name needs a name of letters, digits and underscores\n" + __doc__)
+        policy_name, args = args[1], args[2:]
+    if len(args) < 2:
         sys.exit(__doc__)
-    crmap, folders = sys.argv[1], sys.argv[2:]
+    crmap, folders = args[0], args[1:]
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     pooled, as_evaluated = [], []
     by_range = []  # (beyond the tuned range, confidence as CRMAP's policy states it, as evaluated, within 5%)
@@ -60,8 +73,8 @@ def main():
                 continue
             workload = name[: -len("_evaluate.json")]
             db = os.path.join(folder, workload + ".jsonl")
-            policy = os.path.join(folder, workload + ".calibrated.policy")
-            report_path = os.path.join(folder, workload + "_calibrated_train.json")
+            policy = os.path.join(folder, f"{workload}.{policy_name}.policy")
+            report_path = os.path.join(folder, f"{workload}_{policy_name}_train.json")
             if not os.path.exists(report_path):
                 report = crmap_json(crmap, "train", "--db", db, "--workload", workload_arg(root, workload),
                                     "--out", policy)
@@ -85,7 +98,7 @@ def main():
                     if stated_then is not None and stated_then >= 0:
                         as_evaluated.append((stated_then, within_5pct))
                         if answer["confidence"] >= 0:
-                            by_range.append((beyond_tuned_range(shape["dims"], table), answer["confidence"],
+                            by_range.append((beyond_tuned_range(shape, table), answer["confidence"],
                                              stated_then, within_5pct))
             pooled += paired
             loso = report.get("leave_one_shape_out", {})

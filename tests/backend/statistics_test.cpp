@@ -34,9 +34,12 @@ TEST(StatisticsTest, RatioBand) {
   EXPECT_NEAR(r.p10, 0.44, 1e-9);
   EXPECT_NEAR(r.p90, 0.56, 1e-9);
   EXPECT_EQ(r.rounds, 5);
-  // Five rounds are too few for a 95% interval of the median: it is the whole range.
-  EXPECT_DOUBLE_EQ(r.median_low, 0.4);
-  EXPECT_DOUBLE_EQ(r.median_high, 0.6);
+  // Five rounds are too few for a 95% interval of the median (the whole range covers it 94% of the time): unknown.
+  EXPECT_DOUBLE_EQ(r.median_low, 0);
+  EXPECT_DOUBLE_EQ(r.median_high, 0);
+  RatioStats six = ComputeRatioStats({0.5, 0.6, 0.4, 0.5, 0.5, 0.7});
+  EXPECT_DOUBLE_EQ(six.median_low, 0.4);  // six: the whole range, 97%
+  EXPECT_DOUBLE_EQ(six.median_high, 0.7);
 }
 
 TEST(StatisticsTest, TheMediansIntervalIsTheBinomialOrderStatistics) {
@@ -45,8 +48,10 @@ TEST(StatisticsTest, TheMediansIntervalIsTheBinomialOrderStatistics) {
   EXPECT_EQ(MedianIntervalRank(20), 6);
   EXPECT_EQ(MedianIntervalRank(30), 10);
   EXPECT_EQ(MedianIntervalRank(100), 40);
-  EXPECT_EQ(MedianIntervalRank(1), 1);
-  EXPECT_EQ(MedianIntervalRank(0), 1);
+  EXPECT_EQ(MedianIntervalRank(5), 0);  // too few for 95%
+  EXPECT_EQ(MedianIntervalRank(1), 0);
+  EXPECT_EQ(MedianIntervalRank(0), 0);
+  EXPECT_EQ(MedianIntervalRank(5, 0.9), 1);  // but the whole range covers it at 90%
   std::vector<double> ratios;
   for (int i = 30; i >= 1; --i) ratios.push_back(i / 100.0);  // unsorted on purpose
   RatioStats r = ComputeRatioStats(ratios);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "tests/runtime/hook/policy_test_support.h"
 #include "tests/test_support.h"
@@ -97,11 +98,16 @@ TEST(PolicyEvaluationTest, TheOracleRatioIsTheInverseOfThePicksRatioToTheOracleA
   EXPECT_DOUBLE_EQ(faster.ratio, 1);
   EXPECT_NEAR(faster.low, 1 / 1.05, 1e-12);
   EXPECT_NEAR(faster.high, 1 / 0.9, 1e-12);
-  // A tail objective: the ratio of the tails, its interval the point.
+  // A tail objective: the ratio of the tails, its interval unknown.
   OracleRatio tail = OracleRatioInRun(PickInRun(1.0, 0.9, 1.1, 1.25), Objective::kP95);
   EXPECT_DOUBLE_EQ(tail.ratio, 0.8);
-  EXPECT_DOUBLE_EQ(tail.low, 0.8);
-  EXPECT_DOUBLE_EQ(tail.high, 0.8);
+  EXPECT_DOUBLE_EQ(tail.low, 0);
+  EXPECT_EQ(tail.high, std::numeric_limits<double>::infinity());
+  // Too few rounds for a 95% interval of the median (ComputeRatioStats leaves both ends 0): unknown too.
+  OracleRatio few = OracleRatioInRun(PickInRun(1.1, 0, 0), Objective::kMedian);
+  EXPECT_NEAR(few.ratio, 1 / 1.1, 1e-12);
+  EXPECT_DOUBLE_EQ(few.low, 0);
+  EXPECT_EQ(few.high, std::numeric_limits<double>::infinity());
   // A failed pick, or one without a ratio, scores 0.
   CandidateResult failed = PickInRun(1.0, 0.9, 1.1);
   failed.status = CandidateStatus::kError;
@@ -131,6 +137,11 @@ TEST(PolicyEvaluationTest, ASummaryCountsShapesClearlyWithinAndClearlyMissedApar
   EXPECT_EQ(failing.worst_shape, 1u);
   EXPECT_EQ(failing.clear_misses, 1u);
   EXPECT_EQ(SummarizeOracleRatios({}).within, 0u);
+  // Shapes without a known interval are neither clearly within nor clearly missed, whatever their ratio.
+  MethodSummary unknown = SummarizeOracleRatios({OracleRatio::Unknown(1.0), OracleRatio::Unknown(0.5)});
+  EXPECT_EQ(unknown.within, 1u);
+  EXPECT_EQ(unknown.clearly_within, 0u);
+  EXPECT_EQ(unknown.clear_misses, 0u);
 }
 
 }  // namespace

@@ -62,8 +62,9 @@ int RunEvaluate(int argc, char** argv) {
   request.sweep.screen_rounds = args["screen-rounds"].as<int>();
   if (args.count("confirm-rounds")) {
     request.confirm_rounds = args["confirm-rounds"].as<int>();
-    if (request.confirm_rounds < 0)
-      return Fail(Status::InvalidArgument(Format("--confirm-rounds must be >= 0, got %d", request.confirm_rounds)));
+    if (request.confirm_rounds < 0 || request.confirm_rounds > 100000)
+      return Fail(Status::InvalidArgument(
+          Format("--confirm-rounds must be >= 0 and at most 100000, got %d", request.confirm_rounds)));
   }
   ProgressLine progress(!args.count("json"));
   request.on_progress = [&](size_t shape, size_t shapes, const std::string& stage, int done, int total) {
