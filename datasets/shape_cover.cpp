@@ -44,11 +44,15 @@ class MedoidSearch {
         distance_[i * size_ + j] = distance_[j * size_ + i] = Distance(coordinates[i], coordinates[j]);
   }
 
-  // Greedy: each pick is the shape that lowers the total distance most (the first such in pool order).
-  std::vector<size_t> Greedy(size_t n) const {
-    std::vector<size_t> chosen;
+  // Greedy from `chosen` (pool indices already taken): each pick is the shape that lowers the total distance most
+  // (the first such in pool order), until n are chosen.
+  std::vector<size_t> Greedy(size_t n, std::vector<size_t> chosen = {}) const {
     std::vector<double> nearest(size_, std::numeric_limits<double>::infinity());
     std::vector<bool> taken(size_, false);
+    for (size_t c : chosen) {
+      taken[c] = true;
+      for (size_t j = 0; j < size_; ++j) nearest[j] = std::min(nearest[j], At(c, j));
+    }
     while (chosen.size() < n) {
       size_t best = size_;
       double best_total = std::numeric_limits<double>::infinity();
@@ -68,14 +72,15 @@ class MedoidSearch {
     return chosen;
   }
 
-  // Single swaps (a chosen shape for an unchosen one) while one lowers the total, at most `max_passes` passes.
-  void Refine(std::vector<size_t>* chosen, int max_passes) const {
+  // Single swaps (a chosen shape for an unchosen one) while one lowers the total, at most `max_passes` passes; the
+  // first `fixed` chosen shapes stay.
+  void Refine(std::vector<size_t>* chosen, int max_passes, size_t fixed = 0) const {
     std::vector<bool> taken(size_, false);
     for (size_t c : *chosen) taken[c] = true;
     double total = Total(*chosen);
     for (int pass = 0; pass < max_passes; ++pass) {
       bool improved = false;
-      for (size_t slot = 0; slot < chosen->size(); ++slot) {
+      for (size_t slot = fixed; slot < chosen->size(); ++slot) {
         // Each pool shape's distance to the chosen shapes other than this slot's.
         std::vector<double> others(size_, std::numeric_limits<double>::infinity());
         for (size_t k = 0; k < chosen->size(); ++k)
@@ -119,20 +124,69 @@ class MedoidSearch {
   std::vector<double> distance_;
 };
 
+// The cover's pool for n shapes.
+std::vector<Dims> CoverPool(const ShapeDistribution& distribution, size_t n, uint64_t seed) {
+  const size_t draws = std::min(kCoverPoolMaxDraws, std::max(kCoverPoolMinDraws, kCoverPoolDrawsPerShape * n));
+  return SampleDistinct(distribution, draws, seed, draws);
+}
+
+std::vector<Dims> ShapesAt(const std::vector<Dims>& pool, const std::vector<size_t>& indices) {
+  std::vector<Dims> shapes;
+  for (size_t index : indices) shapes.push_back(pool[index]);
+  return shapes;
+}
+
 }  // namespace
 
 std::vector<Dims> CoveringShapes(const ShapeDistribution& distribution, size_t n, uint64_t seed) {
   n = std::min(n, kMaxCoveringShapes);
   if (n == 0) return {};
-  const size_t draws = std::min(kCoverPoolMaxDraws, std::max(kCoverPoolMinDraws, kCoverPoolDrawsPerShape * n));
-  std::vector<Dims> pool = SampleDistinct(distribution, draws, seed, draws);
+  std::vector<Dims> pool = CoverPool(distribution, n, seed);
   if (pool.size() <= n) return pool;
   MedoidSearch search(pool);
   std::vector<size_t> chosen = search.Greedy(n);
   search.Refine(&chosen, /*max_passes=*/8);
-  std::vector<Dims> shapes;
-  for (size_t index : chosen) shapes.push_back(pool[index]);
-  return shapes;
+  return ShapesAt(pool, chosen);
+}
+
+std::vector<size_t> EdgeShapeIndices(const std::vector<Dims>& pool) {
+  std::set<std::string> names;
+  for (const Dims& dims : pool)
+    for (const auto& [name, value] : dims) names.insert(name);
+  std::vector<size_t> edges;
+  auto add = [&](size_t index) {
+    if (std::find(edges.begin(), edges.end(), index) == edges.end()) edges.push_back(index);
+  };
+  for (const std::string& name : names) {
+    auto value = [&](size_t i) {
+      auto it = pool[i].find(name);
+      return it == pool[i].end() ? int64_t{1} : it->second;  // a missing dim counts as 1, as in the distances
+    };
+    size_t smallest = 0, largest = 0;
+    for (size_t i = 1; i < pool.size(); ++i) {
+      if (value(i) < value(smallest)) smallest = i;
+      if (value(i) > value(largest)) largest = i;
+    }
+    add(smallest);
+    add(largest);
+  }
+  return edges;
+}
+
+std::vector<Dims> EdgesFirstShapes(const ShapeDistribution& distribution, size_t n, uint64_t seed) {
+  n = std::min(n, kMaxCoveringShapes);
+  if (n == 0) return {};
+  std::vector<Dims> pool = CoverPool(distribution, n, seed);
+  if (pool.size() <= n) return pool;
+  std::vector<size_t> edges = EdgeShapeIndices(pool);
+  if (edges.size() >= n) {
+    edges.resize(n);
+    return ShapesAt(pool, edges);
+  }
+  MedoidSearch search(pool);
+  std::vector<size_t> chosen = search.Greedy(n, edges);
+  search.Refine(&chosen, /*max_passes=*/8, /*fixed=*/edges.size());
+  return ShapesAt(pool, chosen);
 }
 
 double MeanCoverDistance(const std::vector<Dims>& pool, const std::vector<Dims>& chosen) {

@@ -1,4 +1,5 @@
-// CoveringShapes: the shapes a campaign tunes, chosen to cover a distribution's support instead of drawn from it.
+// CoveringShapes, EdgesFirstShapes: the shapes a campaign tunes, chosen to cover a distribution's support instead of
+// drawn from it.
 //
 // Random draws concentrate where a distribution's mass is: eight draws of decode batch sizes (lognormal, median
 // 6, up to 64) seldom include one above 20, and a policy tuned on them extrapolates to the large shapes — the
@@ -33,6 +34,15 @@ inline constexpr size_t kMaxCoveringShapes = 64;
 // n shapes (all distinct shapes of the pool, in draw order, if it has n or fewer). n must be <=
 // kMaxCoveringShapes (callers check and say so; more are cut to it); 0 gives none.
 std::vector<Dims> CoveringShapes(const ShapeDistribution& distribution, size_t n, uint64_t seed);
+
+// Edges first: the pool's shapes with the smallest and the largest value of each dim (dims by name; the first such
+// shape in pool order; each once), then the cover's medoids around them — held-out shapes then seldom lie beyond
+// the tuned range, where a policy (and the nearest-tuned-shape lookup) extrapolates. If the edges alone are n or
+// more, the first n of them (each dim's smallest, then largest, dims by name). n as in CoveringShapes.
+std::vector<Dims> EdgesFirstShapes(const ShapeDistribution& distribution, size_t n, uint64_t seed);
+
+// The pool indices of the edge shapes EdgesFirstShapes starts from; exposed for tests.
+std::vector<size_t> EdgeShapeIndices(const std::vector<Dims>& pool);
 
 // The mean over `pool` of the distance from each shape to its nearest shape in `chosen` (log2 dims, Euclidean;
 // dims missing from a shape count as 1). What CoveringShapes minimises; exposed for tests and reports.

@@ -92,9 +92,10 @@ Result<CampaignSpec> ParseCampaignSpec(const std::string& text, const std::strin
     auto choice = ParseShapeChoice(*choice_text);
     if (!choice.ok()) return context(choice.status().WithContext(where + ": shape_choice"));
     if (*num < 1 || *num > 1000) return context(Status::InvalidArgument(where + ": num_shapes must be in [1, 1000]"));
-    if (*choice == ShapeChoice::kCover && *num > static_cast<int64_t>(kMaxCoveringShapes))
+    if (*choice != ShapeChoice::kDraws && *num > static_cast<int64_t>(kMaxCoveringShapes))
       return context(Status::InvalidArgument(where + ": num_shapes must be in [1, " +
-                                             std::to_string(kMaxCoveringShapes) + "] with shape_choice cover"));
+                                             std::to_string(kMaxCoveringShapes) + "] with shape_choice " +
+                                             ShapeChoiceName(*choice)));
     if (*budget < 1 || *budget > 1000000)
       return context(Status::InvalidArgument(where + ": budget must be in [1, 1000000]"));
     task.workload = *workload;
@@ -108,14 +109,22 @@ Result<CampaignSpec> ParseCampaignSpec(const std::string& text, const std::strin
   return spec;
 }
 
-const char* ShapeChoiceName(ShapeChoice choice) { return choice == ShapeChoice::kCover ? "cover" : "draws"; }
+const char* ShapeChoiceName(ShapeChoice choice) {
+  switch (choice) {
+    case ShapeChoice::kCover: return "cover";
+    case ShapeChoice::kEdges: return "edges";
+    case ShapeChoice::kDraws: break;
+  }
+  return "draws";
+}
 
 Result<ShapeChoice> ParseShapeChoice(const std::string& text) {
   if (text == "draws") return ShapeChoice::kDraws;
   if (text == "cover") return ShapeChoice::kCover;
+  if (text == "edges") return ShapeChoice::kEdges;
   return Status::InvalidArgument("shape choice '" + text +
                                  "' is unknown; allowed: draws (distinct draws from the distribution), cover (shapes "
-                                 "that cover its support)");
+                                 "that cover its support), edges (each dim's extremes of the support, then a cover)");
 }
 
 Result<std::vector<Dims>> ResolveShapes(const Workload& workload, const std::string& shapes, size_t num_shapes,
@@ -136,12 +145,13 @@ Result<std::vector<Dims>> ResolveShapes(const Workload& workload, const std::str
     return out;
   }
   CRMAP_ASSIGN_OR_RETURN(ShapeDistribution distribution, LoadDistribution(shapes, workload));
-  if (choice == ShapeChoice::kCover) {
+  if (choice != ShapeChoice::kDraws) {
     if (num_shapes > kMaxCoveringShapes)
-      return Status::InvalidArgument("num_shapes (--num-shapes) " + std::to_string(num_shapes) +
-                                     " with shape choice cover: a cover takes at most " +
+      return Status::InvalidArgument("num_shapes (--num-shapes) " + std::to_string(num_shapes) + " with shape choice " +
+                                     ShapeChoiceName(choice) + ": a cover takes at most " +
                                      std::to_string(kMaxCoveringShapes) + " shapes; ask for fewer, or choose draws");
-    out = CoveringShapes(distribution, num_shapes, seed);
+    out = choice == ShapeChoice::kCover ? CoveringShapes(distribution, num_shapes, seed)
+                                        : EdgesFirstShapes(distribution, num_shapes, seed);
   } else {
     out = SampleDistinct(distribution, num_shapes, seed, num_shapes * 200);
   }

@@ -14,10 +14,11 @@
 namespace crmap {
 
 // How a task's shapes come from a distribution: kDraws samples them (distinct draws: the likely shapes, seldom
-// the rare large ones); kCover chooses shapes that cover its support (CoveringShapes, datasets/shape_cover.h).
-enum class ShapeChoice { kDraws, kCover };
+// the rare large ones); kCover chooses shapes that cover its support (CoveringShapes, datasets/shape_cover.h);
+// kEdges takes each dim's smallest and largest shape of the support first, then covers (EdgesFirstShapes).
+enum class ShapeChoice { kDraws, kCover, kEdges };
 
-// "draws" or "cover".
+// "draws", "cover" or "edges".
 const char* ShapeChoiceName(ShapeChoice choice);
 // InvalidArgument names the text and what is allowed.
 Result<ShapeChoice> ParseShapeChoice(const std::string& text);
@@ -49,7 +50,7 @@ const char* DefaultCampaignSpecText();
 
 // The shapes of a task: a list is parsed and checked against the workload's ranges; from a distribution,
 // `num_shapes` distinct shapes with `seed` (fewer if it has fewer), drawn or covering as `choice` says
-// (kCover takes at most kMaxCoveringShapes: InvalidArgument above).
+// (kCover and kEdges take at most kMaxCoveringShapes: InvalidArgument above).
 Result<std::vector<Dims>> ResolveShapes(const Workload& workload, const std::string& shapes, size_t num_shapes,
                                         uint64_t seed, ShapeChoice choice = ShapeChoice::kDraws);
 

@@ -109,6 +109,42 @@ TEST(ShapeCoverTest, CoversThePoolBetterThanDrawsAndReachesTheRareLargeShapes) {
   }
 }
 
+TEST(ShapeCoverTest, EdgeShapesAreEachDimsSmallestAndLargestOnce) {
+  // batch's extremes are shapes 0 (1) and 2 (16); seq's are shape 1 (8) and shape 2 again (512): three shapes.
+  std::vector<Dims> pool = {{{"batch", 1}, {"seq", 64}}, {{"batch", 4}, {"seq", 8}}, {{"batch", 16}, {"seq", 512}},
+                            {{"batch", 2}, {"seq", 128}}};
+  EXPECT_EQ(EdgeShapeIndices(pool), (std::vector<size_t>{0, 2, 1}));
+  EXPECT_TRUE(EdgeShapeIndices({}).empty());
+}
+
+TEST(ShapeCoverTest, EdgesFirstTunesEachDimsExtremesOfThePoolThenCovers) {
+  ShapeDistribution attention = Parse(R"({"batch": {"type": "categorical", "values": [1, 2, 4, 8, 16]},
+      "seq": {"type": "lognormal", "median": 64, "sigma": 1.2, "min": 8, "max": 512}})",
+                                      BertAttention());
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    std::vector<Dims> pool = SampleDistinct(attention, kCoverPoolMinDraws, seed, kCoverPoolMinDraws);  // the cover's
+    std::vector<Dims> edges = EdgesFirstShapes(attention, 8, seed);
+    ASSERT_EQ(edges.size(), 8u);
+    EXPECT_EQ(std::set<Dims>(edges.begin(), edges.end()).size(), 8u) << "distinct";
+    for (const char* dim : {"batch", "seq"}) {
+      EXPECT_EQ(Smallest(edges, dim), Smallest(pool, dim)) << dim << ", seed " << seed;
+      EXPECT_EQ(Largest(edges, dim), Largest(pool, dim)) << dim << ", seed " << seed;
+    }
+    // The rest is a cover around the edges: every shape of the pool nearer a chosen one than with the edges alone.
+    std::vector<Dims> edges_alone;
+    for (size_t index : EdgeShapeIndices(pool)) edges_alone.push_back(pool[index]);
+    EXPECT_LT(MeanCoverDistance(pool, edges), MeanCoverDistance(pool, edges_alone)) << "seed " << seed;
+    EXPECT_EQ(EdgesFirstShapes(attention, 8, seed), edges) << "deterministic for a seed";
+  }
+  // Fewer shapes than edges: the first n edges (batch's smallest and largest, dims by name).
+  std::vector<Dims> two = EdgesFirstShapes(attention, 2, 1);
+  ASSERT_EQ(two.size(), 2u);
+  std::vector<Dims> pool = SampleDistinct(attention, kCoverPoolMinDraws, 1, kCoverPoolMinDraws);
+  EXPECT_EQ(std::min(two[0].at("batch"), two[1].at("batch")), Smallest(pool, "batch"));
+  EXPECT_EQ(std::max(two[0].at("batch"), two[1].at("batch")), Largest(pool, "batch"));
+  EXPECT_TRUE(EdgesFirstShapes(attention, 0, 1).empty());
+}
+
 TEST(ShapeCoverTest, MeanCoverDistanceIsTheMeanLog2DistanceToTheNearestChosenShape) {
   std::vector<Dims> pool = {{{"tokens", 1}}, {{"tokens", 4}}, {{"tokens", 64}}};
   EXPECT_DOUBLE_EQ(MeanCoverDistance(pool, {{{"tokens", 4}}}), (2.0 + 0.0 + 4.0) / 3);

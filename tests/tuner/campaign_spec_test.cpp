@@ -61,6 +61,14 @@ TEST(CampaignSpecTest, ShapesCoverADistributionWhenAsked) {
   auto too_many = ResolveShapes(workload, "bert_ffn_chat", kMaxCoveringShapes + 1, 3, ShapeChoice::kCover);
   EXPECT_EQ(too_many.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(too_many.status().message().find("at most 64"), std::string::npos) << too_many.status().message();
+  auto edges = ResolveShapes(workload, "bert_ffn_chat", 5, 3, ShapeChoice::kEdges);
+  ASSERT_TRUE(edges.ok()) << edges.status().ToString();
+  EXPECT_EQ(edges->size(), 5u);
+  EXPECT_NE(*edges, *covering) << "the edges come first";
+  auto too_many_edges = ResolveShapes(workload, "bert_ffn_chat", kMaxCoveringShapes + 1, 3, ShapeChoice::kEdges);
+  EXPECT_NE(too_many_edges.status().message().find("shape choice edges: a cover takes at most 64"),
+            std::string::npos)
+      << too_many_edges.status().message();
   // A list is taken as listed whatever the choice.
   auto listed = ResolveShapes(workload, "tokens=7", 5, 3, ShapeChoice::kCover);
   ASSERT_TRUE(listed.ok()) << listed.status().ToString();
@@ -70,10 +78,13 @@ TEST(CampaignSpecTest, ShapesCoverADistributionWhenAsked) {
 TEST(CampaignSpecTest, ATaskNamesItsShapeChoice) {
   auto spec = ParseCampaignSpec(R"({"format": "crmap.campaign/1", "tasks": [
       {"workload": "bert_ffn", "shapes": "bert_ffn_chat", "shape_choice": "cover"},
-      {"workload": "bert_ffn", "shapes": "bert_ffn_chat"}]})",
+      {"workload": "bert_ffn", "shapes": "bert_ffn_chat"},
+      {"workload": "bert_ffn", "shapes": "bert_ffn_chat", "shape_choice": "edges"}]})",
                                 "spec.json");
   ASSERT_TRUE(spec.ok()) << spec.status().ToString();
   EXPECT_EQ(spec->tasks[0].shape_choice, ShapeChoice::kCover);
+  EXPECT_EQ(spec->tasks[2].shape_choice, ShapeChoice::kEdges);
+  EXPECT_STREQ(ShapeChoiceName(ShapeChoice::kEdges), "edges");
   EXPECT_EQ(spec->tasks[1].shape_choice, ShapeChoice::kDraws) << "draws unless a task says otherwise";
   auto unknown = ParseCampaignSpec(R"({"format": "crmap.campaign/1", "tasks": [
       {"workload": "bert_ffn", "shapes": "bert_ffn_chat", "shape_choice": "spread"}]})",
@@ -82,6 +93,7 @@ TEST(CampaignSpecTest, ATaskNamesItsShapeChoice) {
   EXPECT_NE(unknown.status().message().find("'spread'"), std::string::npos) << unknown.status().message();
   EXPECT_NE(unknown.status().message().find("draws"), std::string::npos);
   EXPECT_NE(unknown.status().message().find("cover"), std::string::npos);
+  EXPECT_NE(unknown.status().message().find("edges"), std::string::npos);
   auto too_many = ParseCampaignSpec(R"({"format": "crmap.campaign/1", "tasks": [
       {"workload": "bert_ffn", "shapes": "bert_ffn_chat", "shape_choice": "cover", "num_shapes": 65}]})",
                                     "spec.json");
@@ -89,6 +101,12 @@ TEST(CampaignSpecTest, ATaskNamesItsShapeChoice) {
   EXPECT_NE(too_many.status().message().find("num_shapes must be in [1, 64] with shape_choice cover"),
             std::string::npos)
       << too_many.status().message();
+  auto too_many_edges = ParseCampaignSpec(R"({"format": "crmap.campaign/1", "tasks": [
+      {"workload": "bert_ffn", "shapes": "bert_ffn_chat", "shape_choice": "edges", "num_shapes": 65}]})",
+                                          "spec.json");
+  ASSERT_FALSE(too_many_edges.ok());
+  EXPECT_NE(too_many_edges.status().message().find("with shape_choice edges"), std::string::npos)
+      << too_many_edges.status().message();
 }
 
 }  // namespace

@@ -35,6 +35,11 @@ expect_bad "unknown shape choice" "'spread' is unknown; allowed: draws" \
 expect_bad "a cover of too many shapes" "at most 64 shapes" \
   tune --workload bert_ffn --shapes bert_ffn_chat --shape-choice cover --num-shapes 65 --budget 1 \
   --db "$WORK/choice.jsonl"
+expect_bad "the shape choices named" "edges (each dim's extremes" \
+  tune --workload bert_ffn --shapes bert_ffn_chat --shape-choice spread --budget 1 --db "$WORK/choice.jsonl"
+expect_bad "edges first over too many shapes" "shape choice edges: a cover takes at most 64 shapes" \
+  tune --workload bert_ffn --shapes bert_ffn_chat --shape-choice edges --num-shapes 65 --budget 1 \
+  --db "$WORK/choice.jsonl"
 if [[ -e "$WORK/choice.jsonl" ]]; then
   fail "no database left by a refused shape choice" "$WORK/choice.jsonl has content"
 else pass "no database left by a refused shape choice"; fi
