@@ -330,9 +330,12 @@ Result<PolicyFile> TrainPolicy(const Workload& workload, const SearchSpace& spac
       report->policy_agrees += decided == entry.config;
       const Config config = ConfigFromValueIndices(space, decided);
       auto shape = scores.find(shapes[i]);
-      const Standing standing =
-          shape == scores.end() ? Standing::kUnknown : StandingAt(shape->second, space.ToString(config));
+      const std::string name = space.ToString(config);
+      const Standing standing = shape == scores.end() ? Standing::kUnknown : StandingAt(shape->second, name);
       report->policy_within_noise += standing == Standing::kBest || standing == Standing::kTied;
+      const Standing in_label_band = shape == scores.end() ? Standing::kUnknown
+                                                            : StandingAt(shape->second, name, kNoiseBand, record_noise);
+      report->policy_within_label_band += in_label_band == Standing::kBest || in_label_band == Standing::kTied;
       report->policy_choice_unmeasured += standing == Standing::kUnknown;
     }
   }

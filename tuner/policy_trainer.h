@@ -50,9 +50,11 @@ struct TrainReport {
   double record_noise = 0;
   double label_tie_band = kNoiseBand;
   size_t policy_agrees = 0;  // tuned shapes where the policy's own choice (PolicyModel::Decide) is the table's best
-  // ... where it is the best or tied with it within kNoiseBand (config_scores.h: StandingAt), and where its
-  // choice was never measured ok there, so no one can say.
+  // ... where it is the best or tied with it within kNoiseBand (config_scores.h: StandingAt); where it is tied
+  // within the labels' own tie band (the record noise the database shows, as the labels and the leave-one-out
+  // folds judge: at least kNoiseBand); and where its choice was never measured ok there, so no one can say.
   size_t policy_within_noise = 0;
+  size_t policy_within_label_band = 0;
   size_t policy_choice_unmeasured = 0;
   std::string fallback;      // the fallback config's canonical string
   std::string incumbent;     // the incumbent's (the static plan)

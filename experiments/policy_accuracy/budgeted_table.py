@@ -49,7 +49,10 @@ def main():
             tuned = train["shapes"]
             reproduced = f"{train['policy_agrees_with_table']} of {tuned}"
             if "policy_within_noise_of_best" in train:  # crmap from stop 22 on
-                reproduced += f" ({train['policy_within_noise_of_best']} within 5%)"
+                reproduced += f" ({train['policy_within_noise_of_best']} within 5%"
+                if "policy_within_label_tie_band" in train:  # crmap from stop 33 on
+                    reproduced += f", {train['policy_within_label_tie_band']} within the labels' tie band"
+                reproduced += ")"
             loso = train.get("leave_one_shape_out")
             if loso and loso["folds"]:
                 reproduced += (f"; left out: {loso['within_noise_of_best']} of {loso['choice_measured']}"

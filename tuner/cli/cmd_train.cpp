@@ -56,6 +56,7 @@ int RunTrain(int argc, char** argv) {
                {"critic_mse", report.critic_loss}, {"record_noise", report.record_noise},
                {"label_tie_band", report.label_tie_band}, {"policy_agrees_with_table", report.policy_agrees},
                {"policy_within_noise_of_best", report.policy_within_noise},
+               {"policy_within_label_tie_band", report.policy_within_label_band},
                {"policy_choice_unmeasured", report.policy_choice_unmeasured},
                {"fallback", report.fallback}, {"incumbent", report.incumbent},
                {"switch_margin", train.switch_margin}, {"critic_members", train.critic_members},
@@ -78,7 +79,9 @@ int RunTrain(int argc, char** argv) {
                 report.mean_table_confidence);
     if (report.record_noise > 0)
       std::printf("  a record's noise as the database shows it %.3f (log speedup): labels tie configs of one record "
-                  "each within %.1f%%\n", report.record_noise, 100 * report.label_tie_band);
+                  "each within %.1f%%; the policy's own answer is tied with the best within it at %zu of %zu tuned "
+                  "shapes\n", report.record_noise, 100 * report.label_tie_band, report.policy_within_label_band,
+                  report.shapes);
     else
       std::printf("  no record noise estimated (too few configs measured at two neighbouring shapes, or no spread "
                   "between them): labels tie within %.0f%%\n", 100 * kNoiseBand);
