@@ -323,6 +323,7 @@ Result<PolicyFile> TrainPolicy(const Workload& workload, const SearchSpace& spac
     }
     CRMAP_ASSIGN_OR_RETURN(auto model, PolicyModel::Create(file));
     report->policy_agrees = 0;
+    report->tuned_shapes.clear();
     for (size_t i = 0; i < file.table.size(); ++i) {
       const TableEntry& entry = file.table[i];
       std::vector<uint32_t> decided(file.knobs.size());
@@ -337,6 +338,8 @@ Result<PolicyFile> TrainPolicy(const Workload& workload, const SearchSpace& spac
                                                             : StandingAt(shape->second, name, kNoiseBand, record_noise);
       report->policy_within_label_band += in_label_band == Standing::kBest || in_label_band == Standing::kTied;
       report->policy_choice_unmeasured += standing == Standing::kUnknown;
+      report->tuned_shapes.push_back({shapes[i], space.ToString(ConfigFromValueIndices(space, entry.config)), name,
+                                      standing, in_label_band});
     }
   }
   return file;

@@ -40,6 +40,17 @@ struct TrainOptions {
   std::string db_path;  // recorded in the training metadata
 };
 
+// One tuned shape as `crmap train` reports it: the table's label there, the policy's own answer (PolicyModel::Decide,
+// as if the shape were not in the table) and how that answer stands against the best measured there, within 5%
+// (kNoiseBand) and within the labels' tie band (StandingAt; kUnknown: never measured ok there).
+struct TunedShapeAnswer {
+  Dims dims;
+  std::string label;
+  std::string policy_answer;
+  Standing within_5pct = Standing::kUnknown;
+  Standing within_label_band = Standing::kUnknown;
+};
+
 struct TrainReport {
   size_t records = 0;        // records used
   size_t ignored = 0;        // records of this workload refused by CheckRecordFits (named in warnings on stderr)
@@ -56,6 +67,7 @@ struct TrainReport {
   size_t policy_within_noise = 0;
   size_t policy_within_label_band = 0;
   size_t policy_choice_unmeasured = 0;
+  std::vector<TunedShapeAnswer> tuned_shapes;  // per tuned shape, in the table's order (the counts above, shown)
   std::string fallback;      // the fallback config's canonical string
   std::string incumbent;     // the incumbent's (the static plan)
   double mean_table_confidence = -1;  // over the table's entries (-1 without critic members)

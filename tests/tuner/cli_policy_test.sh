@@ -76,6 +76,14 @@ expected = open(sys.argv[2]).read()
 ok = report["incumbent"] == expected and abs(report["switch_margin"] - 0.05) < 1e-6
 # The own answer judged in the labels' tie band (never narrower than 5%) counts at least as many tuned shapes.
 ok = ok and report["policy_within_noise_of_best"] <= report["policy_within_label_tie_band"] <= report["shapes"]
+# ... and shape by shape, in numbers that add up to the counts.
+shapes = report["tuned_shapes"]
+def count(key, values): return sum(1 for s in shapes if s[key] in values)
+ok = ok and len(shapes) == report["shapes"] and all(s["label"] and s["policy_answer"] and s["dims"] for s in shapes)
+ok = ok and count("within_5pct", ("best", "tied")) == report["policy_within_noise_of_best"]
+ok = ok and count("within_label_tie_band", ("best", "tied")) == report["policy_within_label_tie_band"]
+ok = ok and count("within_5pct", ("unknown",)) == report["policy_choice_unmeasured"]
+ok = ok and sum(1 for s in shapes if s["policy_answer"] == s["label"]) == report["policy_agrees_with_table"]
 if not ok:
     print("incumbent", report["incumbent"], "margin", report["switch_margin"], "expected", expected, report)
 sys.exit(0 if ok else 1)

@@ -109,6 +109,16 @@ TEST_F(PolicyTrainerTest, ThePoliciesOwnAnswerIsJudgedWithinTheLabelsTieBandToo)
   EXPECT_EQ(report.policy_within_noise, 3u);
   EXPECT_EQ(report.policy_within_label_band, 4u);
   EXPECT_EQ(report.policy_choice_unmeasured, 0u);
+  // Shape by shape: the one miss at 5% is batch 8, where the packed answer is the label and tied in the band.
+  const std::string packed = space_.ToString(testing::MustConfig(space_, "weights=packed"));
+  ASSERT_EQ(report.tuned_shapes.size(), 4u);
+  for (const TunedShapeAnswer& shape : report.tuned_shapes) {
+    const bool batch8 = shape.dims.at("batch") == 8;
+    EXPECT_EQ(shape.label, packed) << DimsToText(shape.dims);
+    EXPECT_EQ(shape.policy_answer, packed) << DimsToText(shape.dims);
+    EXPECT_EQ(shape.within_5pct, batch8 ? Standing::kBehind : Standing::kBest) << DimsToText(shape.dims);
+    EXPECT_EQ(shape.within_label_band, batch8 ? Standing::kTied : Standing::kBest) << DimsToText(shape.dims);
+  }
 }
 
 TEST_F(PolicyTrainerTest, TrainFromDatabaseRefusesBadInputAndWritesNothing) {

@@ -65,6 +65,12 @@ int RunTrain(int argc, char** argv) {
                                         {"choice_measured", report.calibration_measured},
                                         {"within_noise_of_best", report.calibration_within}}},
                {"calibration", CalibrationJson(report.calibration)}};
+  Json tuned_shapes = Json::array();
+  for (const TunedShapeAnswer& shape : report.tuned_shapes)
+    tuned_shapes.push_back({{"dims", shape.dims}, {"label", shape.label}, {"policy_answer", shape.policy_answer},
+                            {"within_5pct", StandingName(shape.within_5pct)},
+                            {"within_label_tie_band", StandingName(shape.within_label_band)}});
+  json["tuned_shapes"] = tuned_shapes;
   if (args.count("json")) {
     std::printf("%s\n", json.dump(2).c_str());
   } else {
@@ -85,6 +91,11 @@ int RunTrain(int argc, char** argv) {
     else
       std::printf("  no record noise estimated (too few configs measured at two neighbouring shapes, or no spread "
                   "between them): labels tie within %.0f%%\n", 100 * kNoiseBand);
+    for (const TunedShapeAnswer& shape : report.tuned_shapes)
+      if (shape.policy_answer != shape.label)
+        std::printf("  at %s the policy's own answer is %s (at 5%%: %s; in the tie band: %s), the label %s\n",
+                    DimsToText(shape.dims).c_str(), shape.policy_answer.c_str(), StandingName(shape.within_5pct),
+                    StandingName(shape.within_label_band), shape.label.c_str());
     if (report.calibration_folds > 0)
       std::printf("  each tuned shape left out in turn: the ensemble's choice there stood tied with the best measured "
                   "(within %.1f%%, the labels' tie band) at %zu of %zu (never measured there: %zu)\n",

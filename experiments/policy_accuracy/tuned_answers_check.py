@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Measures the policy's own answers at its tuned shapes where they are not the table's label.
+
+usage: tuned_answers_check.py [--rounds N] CRMAP DIR [DIR ...]
+`crmap train` judges the policy's own answer at each tuned shape (PolicyModel::Decide, as if the shape were not in
+the table) against the campaign's records: within 5% of the best measured config, within the labels' tie band,
+or unknown where the answer was never measured there. Records are single samples of a noisy machine, so for every
+`<w>.jsonl` in each result folder of budgeted.sh this trains a policy with CRMAP (`<w>.tuned_check.policy` and
+its report `<w>_tuned_check_train.json`, kept and reused), and at each tuned shape whose answer is not the label
+measures both side by side (`crmap compare`, the label as anchor, N interleaved rounds, default 30) under the
+folder's ISA (version.txt's `environment:` line, e.g. ONEDNN_MAX_CPU_ISA=AVX2). Prints per folder and workload
+the train report's counts and each differing shape's records standing and measured ratio (the label's latency
+over the answer's: >= 0.95 is within 5% of the label), then the pooled count of tuned shapes whose own answer is
+the label or measured within 5% of it.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HELD_OUT = {"qwen2_mlp", "mobilenet_v2_block", "dlrm_bottom_mlp"}
+
+
+def workload_arg(root, name):
+    return os.path.join(root, "datasets/heldout/workloads", name + ".json") if name in HELD_OUT else name
+
+
+def folder_environment(folder):
+    """The environment budgeted.sh ran the folder's measurements with (its `environment:` line, if any)."""
+    env = dict(os.environ)
+    path = os.path.join(folder, "version.txt")
+    if os.path.exists(path):
+        for line in open(path):
+            if line.startswith("environment:"):
+                for word in line.split()[1:]:
+                    key, _, value = word.partition("=")
+                    if key and value:
+                        env[key] = value
+    return env
+
+
+def train_report(crmap, root, folder, workload):
+    policy = os.path.join(folder, f"{workload}.tuned_check.policy")
+    report_path = os.path.join(folder, f"{workload}_tuned_check_train.json")
+    if not os.path.exists(report_path) or not os.path.exists(policy):
+        out = subprocess.run([crmap, "train", "--db", os.path.join(folder, workload + ".jsonl"), "--workload",
+                              workload_arg(root, workload), "--out", policy, "--json"],
+                             check=True, capture_output=True, text=True).stdout
+        with open(report_path, "w") as f:
+            f.write(out)
+    with open(report_path) as f:
+        report = json.load(f)
+    if "tuned_shapes" not in report:
+        sys.exit(f"{report_path} has no tuned_shapes: CRMAP's train predates them (rebuild, or remove the file)")
+    return report
+
+
+def measure(crmap, root, workload, dims, label, answer, rounds, env):
+    """The label's latency over the answer's, median and p10-p90 over interleaved rounds (None if unmeasured)."""
+    with tempfile.TemporaryDirectory() as scratch:
+        out = os.path.join(scratch, "compare.json")
+        dims_arg = ",".join(f"{k}={v}" for k, v in dims.items())
+        subprocess.run([crmap, "compare", "--workload", workload_arg(root, workload), "--dims", dims_arg,
+                        "--config", label, "--config", answer, "--rounds", str(rounds), "--out", out],
+                       check=True, capture_output=True, text=True, env=env)
+        with open(out) as f:
+            results = json.load(f)["results"]
+    ratio = results[1].get("ratio_to_anchor") if len(results) > 1 else None
+    return None if not ratio else (ratio["median"], ratio["p10"], ratio["p90"])
+
+
+def main():
+    args = sys.argv[1:]
+    rounds = 30
+    if args[:1] == ["--rounds"]:
+        if len(args) < 2 or not args[1].isdigit() or int(args[1]) < 6:
+            sys.exit("--rounds needs a whole number >= 6\n" + __doc__)
+        rounds, args = int(args[1]), args[2:]
+    if len(args) < 2:
+        sys.exit(__doc__)
+    crmap, folders = args[0], args[1:]
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    totals = {"shapes": 0, "label": 0, "records_5pct": 0, "records_band": 0, "measured_within": 0, "measured": 0}
+    print("| results | workload | tuned shapes | answer = label | records: within 5% / tie band / unmeasured "
+          "| differing answers measured against the label (ratio median [p10, p90]) | label or measured within 5% |")
+    print("|---|---|---|---|---|---|---|")
+    for folder in folders:
+        env = folder_environment(folder)
+        for name in sorted(os.listdir(folder)):
+            if not name.endswith(".jsonl"):
+                continue
+            workload = name[: -len(".jsonl")]
+            report = train_report(crmap, root, folder, workload)
+            cells, within = [], 0
+            for shape in report["tuned_shapes"]:
+                if shape["policy_answer"] == shape["label"]:
+                    continue
+                ratio = measure(crmap, root, workload, shape["dims"], shape["label"], shape["policy_answer"], rounds,
+                                env)
+                dims = ",".join(f"{k}={v}" for k, v in shape["dims"].items())
+                if ratio is None:
+                    cells.append(f"{dims}: not measured")
+                    continue
+                totals["measured"] += 1
+                within += ratio[0] >= 0.95
+                cells.append(f"{dims} ({shape['within_label_tie_band']}): {ratio[0]:.3f} [{ratio[1]:.3f}, "
+                             f"{ratio[2]:.3f}]")
+            agrees = report["policy_agrees_with_table"]
+            totals["shapes"] += report["shapes"]
+            totals["label"] += agrees
+            totals["records_5pct"] += report["policy_within_noise_of_best"]
+            totals["records_band"] += report["policy_within_label_tie_band"]
+            totals["measured_within"] += within
+            print(f"| {os.path.basename(os.path.normpath(folder))} | {workload} | {report['shapes']} | {agrees} | "
+                  f"{report['policy_within_noise_of_best']} / {report['policy_within_label_tie_band']} / "
+                  f"{report['policy_choice_unmeasured']} | {'; '.join(cells) or '-'} | {agrees + within} |",
+                  flush=True)
+    print(f"\nall: {totals['shapes']} tuned shapes; the policy's own answer is the label at {totals['label']}, "
+          f"within 5% of the best measured by the records at {totals['records_5pct']}, within the labels' tie band "
+          f"at {totals['records_band']}; of {totals['measured']} differing answers measured against the label, "
+          f"{totals['measured_within']} within 5%: the label or within 5% of it at "
+          f"{totals['label'] + totals['measured_within']} of {totals['shapes']}")
+
+
+if __name__ == "__main__":
+    main()
