@@ -72,6 +72,11 @@ Json MeasurementRecordJson(const Workload& workload, const SearchSpace& space, c
                                  {"p10", result.ratio_to_anchor.p10},
                                  {"p90", result.ratio_to_anchor.p90},
                                  {"anchor", result.anchor_label}};
+    // The median's 95% interval (order statistics), when the rounds can give one (statistics.h: RatioStats).
+    if (result.ratio_to_anchor.median_low > 0) {
+      record["ratio_to_anchor"]["median_low"] = result.ratio_to_anchor.median_low;
+      record["ratio_to_anchor"]["median_high"] = result.ratio_to_anchor.median_high;
+    }
     // A tail ratio is stored only when the rounds can support it (MinimumRounds).
     if (result.p95_ratio_to_anchor > 0 && l.rounds >= MinimumRounds(Objective::kP95))
       record["ratio_to_anchor"]["latency_p95"] = result.p95_ratio_to_anchor;

@@ -8,10 +8,12 @@ or unknown where the answer was never measured there. Records are single samples
 `<w>.jsonl` in each result folder of budgeted.sh this trains a policy with CRMAP (`<w>.tuned_check.policy` and
 its report `<w>_tuned_check_train.json`, kept and reused), and at each tuned shape whose answer is not the label
 measures both side by side (`crmap compare`, the label as anchor, N interleaved rounds, default 30) under the
-folder's ISA (version.txt's `environment:` line, e.g. ONEDNN_MAX_CPU_ISA=AVX2). Prints per folder and workload
-the train report's counts and each differing shape's records standing and measured ratio (the label's latency
-over the answer's: >= 0.95 is within 5% of the label), then the pooled count of tuned shapes whose own answer is
-the label or measured within 5% of it.
+folder's ISA (version.txt's `environment:` line, e.g. ONEDNN_MAX_CPU_ISA=AVX2; a folder without version.txt is
+refused). Prints per folder and workload the train report's counts and each differing shape's records standing
+and measured speedup of the answer over the label (the label's latency over the answer's: median of the rounds
+and its 95% interval; >= 0.95 is within 5% of the label; "behind" when the whole interval lies below 0.95), then
+the pooled count of tuned shapes whose own answer is the label or measured within 5% of it. A train or compare
+that fails is named with crmap's message and counted as not measured; the check goes on.
 """
 import json
 import os
@@ -30,8 +32,10 @@ def folder_environment(folder):
     """The environment budgeted.sh ran the folder's measurements with (its `environment:` line, if any)."""
     env = dict(os.environ)
     path = os.path.join(folder, "version.txt")
-    if os.path.exists(path):
-        for line in open(path):
+    if not os.path.exists(path):
+        sys.exit(f"{path} is missing: the folder does not say which ISA its campaigns ran at (budgeted.sh writes it)")
+    with open(path) as f:
+        for line in f:
             if line.startswith("environment:"):
                 for word in line.split()[1:]:
                     key, _, value = word.partition("=")
@@ -40,13 +44,23 @@ def folder_environment(folder):
     return env
 
 
+def run(args, env=None):
+    """crmap's stdout, or None after printing its message to stderr (the check goes on)."""
+    try:
+        return subprocess.run(args, check=True, capture_output=True, text=True, env=env).stdout
+    except subprocess.CalledProcessError as error:
+        print(f"{' '.join(args[:2])} failed (exit {error.returncode}): {error.stderr.strip()[-2000:]}", file=sys.stderr)
+        return None
+
+
 def train_report(crmap, root, folder, workload):
     policy = os.path.join(folder, f"{workload}.tuned_check.policy")
     report_path = os.path.join(folder, f"{workload}_tuned_check_train.json")
     if not os.path.exists(report_path) or not os.path.exists(policy):
-        out = subprocess.run([crmap, "train", "--db", os.path.join(folder, workload + ".jsonl"), "--workload",
-                              workload_arg(root, workload), "--out", policy, "--json"],
-                             check=True, capture_output=True, text=True).stdout
+        out = run([crmap, "train", "--db", os.path.join(folder, workload + ".jsonl"), "--workload",
+                   workload_arg(root, workload), "--out", policy, "--json"])
+        if out is None:
+            return None
         with open(report_path, "w") as f:
             f.write(out)
     with open(report_path) as f:
@@ -57,17 +71,23 @@ def train_report(crmap, root, folder, workload):
 
 
 def measure(crmap, root, workload, dims, label, answer, rounds, env):
-    """The label's latency over the answer's, median and p10-p90 over interleaved rounds (None if unmeasured)."""
+    """The answer's speedup over the label (the label's latency over the answer's): the median over interleaved
+    rounds and its 95% interval (None when the build writes none), or a string saying which one failed."""
     with tempfile.TemporaryDirectory() as scratch:
         out = os.path.join(scratch, "compare.json")
         dims_arg = ",".join(f"{k}={v}" for k, v in dims.items())
-        subprocess.run([crmap, "compare", "--workload", workload_arg(root, workload), "--dims", dims_arg,
-                        "--config", label, "--config", answer, "--rounds", str(rounds), "--out", out],
-                       check=True, capture_output=True, text=True, env=env)
+        if run([crmap, "compare", "--workload", workload_arg(root, workload), "--dims", dims_arg, "--config", label,
+                "--config", answer, "--rounds", str(rounds), "--out", out], env) is None:
+            return "compare failed"
         with open(out) as f:
             results = json.load(f)["results"]
-    ratio = results[1].get("ratio_to_anchor") if len(results) > 1 else None
-    return None if not ratio else (ratio["median"], ratio["p10"], ratio["p90"])
+    if len(results) < 2 or results[0].get("status") != "ok":
+        return "the label failed"
+    ratio = results[1].get("ratio_to_anchor")  # the answer's latency over the label's, per round
+    if results[1].get("status") != "ok" or not ratio:
+        return "the answer failed"
+    low, high = ratio.get("median_low"), ratio.get("median_high")
+    return 1 / ratio["median"], (1 / high, 1 / low) if low and high else None
 
 
 def main():
@@ -81,9 +101,10 @@ def main():
         sys.exit(__doc__)
     crmap, folders = args[0], args[1:]
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    totals = {"shapes": 0, "label": 0, "records_5pct": 0, "records_band": 0, "measured_within": 0, "measured": 0}
+    totals = {"shapes": 0, "label": 0, "records_5pct": 0, "records_band": 0, "measured_within": 0, "measured": 0,
+              "clearly_behind": 0}
     print("| results | workload | tuned shapes | answer = label | records: within 5% / tie band / unmeasured "
-          "| differing answers measured against the label (ratio median [p10, p90]) | label or measured within 5% |")
+          "| differing answers: speedup over the label, median [95% interval] | label or measured within 5% |")
     print("|---|---|---|---|---|---|---|")
     for folder in folders:
         env = folder_environment(folder)
@@ -92,20 +113,27 @@ def main():
                 continue
             workload = name[: -len(".jsonl")]
             report = train_report(crmap, root, folder, workload)
+            if report is None:
+                print(f"| {os.path.basename(os.path.normpath(folder))} | {workload} | train failed | | | | |")
+                continue
             cells, within = [], 0
             for shape in report["tuned_shapes"]:
                 if shape["policy_answer"] == shape["label"]:
                     continue
-                ratio = measure(crmap, root, workload, shape["dims"], shape["label"], shape["policy_answer"], rounds,
-                                env)
+                outcome = measure(crmap, root, workload, shape["dims"], shape["label"], shape["policy_answer"], rounds,
+                                  env)
                 dims = ",".join(f"{k}={v}" for k, v in shape["dims"].items())
-                if ratio is None:
-                    cells.append(f"{dims}: not measured")
+                if isinstance(outcome, str):
+                    cells.append(f"{dims}: not measured ({outcome})")
                     continue
+                speedup, interval = outcome
                 totals["measured"] += 1
-                within += ratio[0] >= 0.95
-                cells.append(f"{dims} ({shape['within_label_tie_band']}): {ratio[0]:.3f} [{ratio[1]:.3f}, "
-                             f"{ratio[2]:.3f}]")
+                within += speedup >= 0.95
+                behind = interval is not None and interval[1] < 0.95
+                totals["clearly_behind"] += behind
+                span = f" [{interval[0]:.3f}, {interval[1]:.3f}]" if interval else ""
+                cells.append(f"{dims} ({shape['within_label_tie_band']}): {speedup:.3f}{span}"
+                             f"{' **behind**' if behind else ''}")
             agrees = report["policy_agrees_with_table"]
             totals["shapes"] += report["shapes"]
             totals["label"] += agrees
@@ -119,8 +147,9 @@ def main():
     print(f"\nall: {totals['shapes']} tuned shapes; the policy's own answer is the label at {totals['label']}, "
           f"within 5% of the best measured by the records at {totals['records_5pct']}, within the labels' tie band "
           f"at {totals['records_band']}; of {totals['measured']} differing answers measured against the label, "
-          f"{totals['measured_within']} within 5%: the label or within 5% of it at "
-          f"{totals['label'] + totals['measured_within']} of {totals['shapes']}")
+          f"{totals['measured_within']} within 5% (median), {totals['clearly_behind']} behind by more than 5% over the "
+          f"whole interval: the label or within 5% of it at {totals['label'] + totals['measured_within']} of "
+          f"{totals['shapes']}")
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ CandidateResult MeasuredResult(const SearchSpace& space, const Config& config) {
   r.config = config;
   r.status = CandidateStatus::kOk;
   r.latency = {10.0, 12.0, 14.0, 15.0, 19.0, 12.5, 0.1, 30};
-  r.ratio_to_anchor = {0.8, 0.7, 0.9, 30};
+  r.ratio_to_anchor = {0.8, 0.7, 0.9, 30, 0.75, 0.85};
   r.anchor_label = "default";
   r.validated = true;
   r.error = {3e-5, 2e-3, 1e-5, "norm"};
@@ -77,6 +77,8 @@ TEST_F(MeasurementRecordTest, HasEveryDesignedField) {
   EXPECT_DOUBLE_EQ(ratio["p10"].get<double>(), 0.7);
   EXPECT_DOUBLE_EQ(ratio["p90"].get<double>(), 0.9);
   EXPECT_EQ(ratio["anchor"], "default");
+  EXPECT_DOUBLE_EQ(ratio["median_low"].get<double>(), 0.75);
+  EXPECT_DOUBLE_EQ(ratio["median_high"].get<double>(), 0.85);
   EXPECT_FALSE(ratio.contains("latency_p95")) << "30 rounds are no evidence of a p95";
 
   EXPECT_EQ(record["peak_bytes"], 123456);
@@ -231,6 +233,16 @@ TEST_F(MeasurementRecordTest, TailRatiosAreStoredWithTheRoundsTheyNeed) {
       EXPECT_DOUBLE_EQ(ratio["latency_p99"].get<double>(), 0.25);
     }
   }
+}
+
+// The median's interval is written only when the rounds gave one (below 6 rounds both ends are 0: unknown).
+TEST_F(MeasurementRecordTest, TheMediansIntervalIsStoredOnlyWhenKnown) {
+  CandidateResult r = MeasuredResult(space_, space_.Default());
+  r.ratio_to_anchor = {0.8, 0.7, 0.9, 5};
+  const Json ratio = MeasurementRecordJson(workload_, space_, dims_, r, {})["ratio_to_anchor"];
+  EXPECT_DOUBLE_EQ(ratio["median"].get<double>(), 0.8);
+  EXPECT_FALSE(ratio.contains("median_low"));
+  EXPECT_FALSE(ratio.contains("median_high"));
 }
 
 }  // namespace

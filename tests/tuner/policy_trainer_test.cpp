@@ -33,9 +33,13 @@ class PolicyTrainerTest : public ::testing::Test {
   // One record per config at batches 1, 2, 4 and 8: weights=packed 2x everywhere, threads=1 beating it by 7% at
   // batch 8 only, and changes between neighbouring batches that say a record's noise is ~0.065.
   std::vector<TuningRecord> NoisyRecords() {
-    const std::map<int64_t, std::vector<double>> speedups = {
-        // packed, threads=1, bf16, fuse.fc1=bias
-        {1, {2.0, 1.9, 1.5, 1.2}}, {2, {2.0, 1.7, 1.6, 1.25}}, {4, {2.0, 1.95, 1.45, 1.15}}, {8, {2.0, 2.14, 1.55, 1.3}}};
+    return RecordsOf({// packed, threads=1, bf16, fuse.fc1=bias
+                      {1, {2.0, 1.9, 1.5, 1.2}}, {2, {2.0, 1.7, 1.6, 1.25}}, {4, {2.0, 1.95, 1.45, 1.15}},
+                      {8, {2.0, 2.14, 1.55, 1.3}}});
+  }
+  // One record per config and batch: the default, then packed, threads=1, bf16 and fuse.fc1=bias at the speedups
+  // given per batch.
+  std::vector<TuningRecord> RecordsOf(const std::map<int64_t, std::vector<double>>& speedups) {
     const std::vector<std::string> configs = {"weights=packed", "threads=1", "precision=bf16", "fuse.fc1=bias"};
     std::vector<TuningRecord> records;
     for (const auto& [batch, row] : speedups) {
@@ -118,6 +122,35 @@ TEST_F(PolicyTrainerTest, ThePoliciesOwnAnswerIsJudgedWithinTheLabelsTieBandToo)
     EXPECT_EQ(shape.policy_answer, packed) << DimsToText(shape.dims);
     EXPECT_EQ(shape.within_5pct, batch8 ? Standing::kBehind : Standing::kBest) << DimsToText(shape.dims);
     EXPECT_EQ(shape.within_label_band, batch8 ? Standing::kTied : Standing::kBest) << DimsToText(shape.dims);
+  }
+}
+
+// A tuned shape whose own answer is not its label is reported as such: threads=1 is 1.5x faster than packed at batch
+// 8 (beyond any tie band), packed everywhere else; with the largest switch margin the policy keeps packed, the
+// incumbent, at batch 8 too.
+TEST_F(PolicyTrainerTest, ATunedShapeWhoseOwnAnswerIsNotItsLabelIsReportedSo) {
+  const std::vector<TuningRecord> records = RecordsOf({{1, {2.0, 1.5, 1.5, 1.2}}, {2, {2.0, 1.5, 1.6, 1.25}},
+                                                       {4, {2.0, 1.5, 1.45, 1.15}}, {8, {2.0, 3.0, 1.55, 1.3}}});
+  TrainOptions options;
+  options.critic_epochs = 5;
+  options.policy_steps = 5;
+  options.critic_members = 0;
+  options.switch_margin = 1;
+  TrainReport report;
+  auto file = TrainPolicy(workload_, space_, records, options, &report);
+  ASSERT_TRUE(file.ok()) << file.status().message();
+  const std::string packed = space_.ToString(testing::MustConfig(space_, "weights=packed"));
+  const std::string one_thread = space_.ToString(testing::MustConfig(space_, "threads=1"));
+  ASSERT_EQ(report.incumbent, packed);
+  ASSERT_EQ(report.tuned_shapes.size(), 4u);
+  EXPECT_EQ(report.policy_agrees, 3u);
+  EXPECT_EQ(report.policy_within_label_band, 3u);
+  for (const TunedShapeAnswer& shape : report.tuned_shapes) {
+    const bool batch8 = shape.dims.at("batch") == 8;
+    EXPECT_EQ(shape.label, batch8 ? one_thread : packed) << DimsToText(shape.dims);
+    EXPECT_EQ(shape.policy_answer, packed) << DimsToText(shape.dims);
+    EXPECT_EQ(shape.within_5pct, batch8 ? Standing::kBehind : Standing::kBest) << DimsToText(shape.dims);
+    EXPECT_EQ(shape.within_label_band, batch8 ? Standing::kBehind : Standing::kBest) << DimsToText(shape.dims);
   }
 }
 
