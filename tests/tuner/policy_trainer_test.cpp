@@ -48,6 +48,17 @@ class PolicyTrainerTest : public ::testing::Test {
     }
     return records;
   }
+  // A quick training (no critic members) whose policy keeps the incumbent away from the table (the largest switch
+  // margin), its report in `report`.
+  void TrainKeepingTheIncumbent(const std::vector<TuningRecord>& records, TrainReport* report) {
+    TrainOptions options;
+    options.critic_epochs = 5;
+    options.policy_steps = 5;
+    options.critic_members = 0;
+    options.switch_margin = 1;
+    auto file = TrainPolicy(workload_, space_, records, options, report);
+    ASSERT_TRUE(file.ok()) << file.status().message();
+  }
   Workload workload_ = testing::MustLoad("dlrm_mlp");
   SearchSpace space_ = testing::MustSpace(workload_, 2);
   std::vector<Dims> shapes_ = {{{"batch", 1}}, {{"batch", 64}}};
@@ -97,15 +108,8 @@ TEST_F(PolicyTrainerTest, TheTablesLabelsTieConfigsWithinTheNoiseTheDatabaseShow
 // (the record noise). With the largest switch margin it keeps the incumbent, packed, everywhere: at batch 8 that is
 // 7% behind threads=1 — a miss at 5%, a tie within the noise the records show.
 TEST_F(PolicyTrainerTest, ThePoliciesOwnAnswerIsJudgedWithinTheLabelsTieBandToo) {
-  const std::vector<TuningRecord> records = NoisyRecords();
-  TrainOptions options;
-  options.critic_epochs = 5;
-  options.policy_steps = 5;
-  options.critic_members = 0;
-  options.switch_margin = 1;
   TrainReport report;
-  auto file = TrainPolicy(workload_, space_, records, options, &report);
-  ASSERT_TRUE(file.ok()) << file.status().message();
+  ASSERT_NO_FATAL_FAILURE(TrainKeepingTheIncumbent(NoisyRecords(), &report));
   ASSERT_EQ(report.incumbent, space_.ToString(testing::MustConfig(space_, "weights=packed")));
   ASSERT_GT(report.label_tie_band, 0.07);
   EXPECT_EQ(report.shapes, 4u);
@@ -131,14 +135,8 @@ TEST_F(PolicyTrainerTest, ThePoliciesOwnAnswerIsJudgedWithinTheLabelsTieBandToo)
 TEST_F(PolicyTrainerTest, ATunedShapeWhoseOwnAnswerIsNotItsLabelIsReportedSo) {
   const std::vector<TuningRecord> records = RecordsOf({{1, {2.0, 1.5, 1.5, 1.2}}, {2, {2.0, 1.5, 1.6, 1.25}},
                                                        {4, {2.0, 1.5, 1.45, 1.15}}, {8, {2.0, 3.0, 1.55, 1.3}}});
-  TrainOptions options;
-  options.critic_epochs = 5;
-  options.policy_steps = 5;
-  options.critic_members = 0;
-  options.switch_margin = 1;
   TrainReport report;
-  auto file = TrainPolicy(workload_, space_, records, options, &report);
-  ASSERT_TRUE(file.ok()) << file.status().message();
+  ASSERT_NO_FATAL_FAILURE(TrainKeepingTheIncumbent(records, &report));
   const std::string packed = space_.ToString(testing::MustConfig(space_, "weights=packed"));
   const std::string one_thread = space_.ToString(testing::MustConfig(space_, "threads=1"));
   ASSERT_EQ(report.incumbent, packed);
