@@ -21,11 +21,7 @@ import subprocess
 import sys
 import tempfile
 
-HELD_OUT = {"qwen2_mlp", "mobilenet_v2_block", "dlrm_bottom_mlp"}
-
-
-def workload_arg(root, name):
-    return os.path.join(root, "datasets/heldout/workloads", name + ".json") if name in HELD_OUT else name
+from calibration_check import workload_arg  # a built-in's name, or a held-out workload's file
 
 
 def folder_environment(folder):
