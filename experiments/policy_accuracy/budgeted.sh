@@ -23,7 +23,8 @@
 #
 # Active learning over shapes: EXPLORE=<share> (e.g. 0.25) keeps that share of the budget back; the campaign on
 # the TUNED shapes spends the rest, `crmap train` learns <w>.stage1.policy from it, `crmap suggest` picks SUGGEST
-# (4) shapes of the distribution where that policy is least confident (<w>_suggest.json), and a second campaign
+# (4) shapes of the distribution — those beyond its tuned range first, then where it is least confident
+# (<w>_suggest.json) — and a second campaign
 # ("explore", <w>_explore_tune.json) spends the share kept back on them, in the same database; the policy is then
 # trained on both. COMPARE_WITH=<another results folder> measures that folder's <w>.policy (e.g. from a campaign
 # without EXPLORE) in the same interleaved runs (`evaluate --compare-policy`).

@@ -116,14 +116,16 @@ sys.exit(0 if ok else 1)
 PY
 
 # suggest: the shapes of a list the policy was not tuned on (batch=1 and 16 are; batch=3 twice is one shape),
-# each with the policy's decision and confidence, and the list ready for tune --shapes.
+# each with the policy's decision and confidence, and the list ready for tune --shapes; batch=700, beyond the tuned
+# 1-16, comes first and says so.
 run "suggest" "$WORK/suggest.json" suggest --policy "$policy" --shapes "batch=1;batch=16;batch=3;batch=700;batch=3" \
   --count 5 --json
 check "suggest skips tuned shapes and duplicates" "$python" - "$WORK/suggest.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-batches = sorted(s["dims"]["batch"] for s in d["suggested"])
-ok = (batches == [3, 700] and sorted(d["shapes"].split(";")) == ["batch=3", "batch=700"]
+batches = [s["dims"]["batch"] for s in d["suggested"]]
+ok = (batches == [700, 3] and d["shapes"] == "batch=700;batch=3"
+      and [s["beyond_tuned_range"] for s in d["suggested"]] == [True, False]
       and all("fuse.fc1=" in s["config"] and -1 <= s["confidence"] <= 1 for s in d["suggested"]))
 if not ok:
     print(d)

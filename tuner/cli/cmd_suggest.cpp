@@ -55,15 +55,17 @@ int RunSuggest(int argc, char** argv) {
     Json rows = Json::array();
     for (const SuggestedShape& s : suggested)
       rows.push_back({{"dims", s.dims}, {"confidence", s.confidence},
-                      {"distance", std::isfinite(s.distance) ? Json(s.distance) : Json()}, {"config", s.config}});
+                      {"distance", std::isfinite(s.distance) ? Json(s.distance) : Json()},
+                      {"beyond_tuned_range", s.beyond_tuned_range}, {"config", s.config}});
     Json j = {{"policy", policy_path}, {"pool", pool->size()}, {"shapes", list}, {"suggested", rows}};
     std::printf("%s\n", j.dump(2).c_str());
     return kExitOk;
   }
-  std::printf("%zu of %zu shapes drawn (tuned ones skipped), least confident first:\n", suggested.size(), pool->size());
+  std::printf("%zu of %zu shapes drawn (tuned ones skipped), beyond the tuned range first, then least confident:\n",
+              suggested.size(), pool->size());
   for (const SuggestedShape& s : suggested)
-    std::printf("  %-24s confidence %5.2f  distance %.3f  policy %s\n", DimsToText(s.dims).c_str(), s.confidence,
-                s.distance, s.config.c_str());
+    std::printf("  %-24s %-7s confidence %5.2f  distance %.3f  policy %s\n", DimsToText(s.dims).c_str(),
+                s.beyond_tuned_range ? "beyond" : "inside", s.confidence, s.distance, s.config.c_str());
   std::printf("--shapes \"%s\"\n", list.c_str());
   return kExitOk;
 }

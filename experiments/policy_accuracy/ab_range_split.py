@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""The held-out shapes of an ab_campaigns.sh run split by build A's tuned range: does B gain beyond it, inside it?
+
+usage: ab_range_split.py OUT_DIR
+Reads OUT_DIR/a_seed<N>/<workload>_train.json (A's `tuned_shapes`) and OUT_DIR/b_seed<N>/<workload>_evaluate.json
+(B's policy "crmap policy (hook)", A's "compared policy (hook)" and B's nearest tuned shape, one oracle per
+held-out shape). A held-out shape lies beyond A's range when some dim is below the smallest or above the largest
+value A's tuned shapes give it (tuner/nearest_shape.h: BeyondRangeOf). Prints, per workload and side of the
+range, over all seeds: how many shapes, and per method the count within 5% of the oracle and the geo-mean oracle
+ratio. Exit 2 when OUT_DIR holds no evaluation or a file is missing or malformed.
+"""
+import collections
+import glob
+import json
+import math
+import os
+import re
+import sys
+
+METHODS = [("A", "compared policy (hook)"), ("B", "crmap policy (hook)"), ("nearest (B)", "nearest tuned shape")]
+MAX_BYTES = 64 << 20
+
+
+def load(path):
+    if os.path.getsize(path) > MAX_BYTES:
+        raise ValueError(f"{path} is larger than {MAX_BYTES} bytes")
+    with open(path) as f:
+        return json.load(f)
+
+
+def beyond(dims, tuned):
+    for name, value in dims.items():
+        values = [shape[name] for shape in tuned if name in shape]
+        if values and (value < min(values) or value > max(values)):
+            return True
+    return False
+
+
+def main(argv):
+    if len(argv) != 2:
+        print(__doc__.strip().splitlines()[2], file=sys.stderr)
+        return 2
+    out = argv[1]
+    rows = collections.defaultdict(list)  # (workload, side) -> [[ratio per method]]
+    evaluations = sorted(glob.glob(os.path.join(out, "b_seed*", "*_evaluate.json")))
+    if not evaluations:
+        print(f"no b_seed*/<workload>_evaluate.json in {out}: run ab_campaigns.sh first", file=sys.stderr)
+        return 2
+    try:
+        for path in evaluations:
+            seed = re.search(r"b_seed(\d+)", path).group(1)
+            workload = os.path.basename(path)[: -len("_evaluate.json")]
+            train = load(os.path.join(out, f"a_seed{seed}", f"{workload}_train.json"))
+            tuned = [shape["dims"] for shape in train["tuned_shapes"]]
+            for shape in load(path)["shapes"]:
+                side = "beyond" if beyond(shape["dims"], tuned) else "inside"
+                rows[(workload, side)].append([shape[key]["oracle_ratio"] for _, key in METHODS])
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        print(f"cannot read {out}: {error!r}", file=sys.stderr)
+        return 2
+    print("| workload | held-out shapes vs A's tuned range | " + " | ".join(
+        f"{name}: within 5%, geo-mean" for name, _ in METHODS) + " |")
+    print("|---|---|" + "---|" * len(METHODS))
+    for (workload, side), ratios in sorted(rows.items()):
+        cells = []
+        for m in range(len(METHODS)):
+            within = sum(r[m] >= 0.95 for r in ratios)
+            geo = math.exp(sum(math.log(max(r[m], 1e-6)) for r in ratios) / len(ratios))
+            cells.append(f"{within} of {len(ratios)}, {geo:.3f}")
+        print(f"| {workload} | {side} ({len(ratios)}) | " + " | ".join(cells) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
