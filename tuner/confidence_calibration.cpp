@@ -7,6 +7,7 @@
 #include <set>
 
 #include "agents/cost_model.h"
+#include "tuner/nearest_shape.h"
 #include "tuner/policy_trainer.h"
 
 namespace crmap {
@@ -33,7 +34,7 @@ std::vector<CalibrationBin> CalibrationFromFolds(const std::vector<FoldOutcome>&
 }
 
 FoldCandidateSet FoldCandidates(const SearchSpace& space, const std::map<Dims, ShapeScores>& scores,
-                                const std::vector<Dims>& shapes, const Dims& held_out) {
+                                const std::vector<Dims>& shapes, const Dims& held_out, bool neighbour_incumbent) {
   // A shape's scores come from its own records alone, so these are the scores of the records left.
   std::map<Dims, ShapeScores> scores_left = scores;
   scores_left.erase(held_out);
@@ -42,16 +43,23 @@ FoldCandidateSet FoldCandidates(const SearchSpace& space, const std::map<Dims, S
     if (dims != held_out) shapes_left.push_back(dims);
   const double record_noise = EstimateRecordNoise(scores_left);
   std::vector<Config> candidates;
+  std::vector<std::string> labels;  // per shape left ("" without one)
   std::set<std::string> seen;
   for (const Dims& dims : shapes_left) {
     const ConfigScore* label = NoiseAwareLabel(scores_left, dims, kNoiseBand, record_noise);
+    labels.push_back(label ? label->config : "");
     if (!label || !seen.insert(label->config).second) continue;
     if (auto config = space.Parse(label->config); config.ok()) candidates.push_back(*config);
   }
   const Config fallback = ChooseFallback(space, scores_left, shapes_left);
   if (seen.insert(space.ToString(fallback)).second) candidates.push_back(fallback);
   FoldCandidateSet set;
-  const Config incumbent = ChooseStaticPlan(space, scores_left, shapes_left);
+  Config incumbent = ChooseStaticPlan(space, scores_left, shapes_left);
+  if (neighbour_incumbent && shapes_left.size() >= 2) {
+    const auto [nearest, next] = NearestShapes(shapes_left).NearestTwo(held_out);
+    if (!labels[nearest].empty() && labels[nearest] == labels[next])
+      if (auto shared = space.Parse(labels[nearest]); shared.ok()) incumbent = *shared;
+  }
   auto found = std::find(candidates.begin(), candidates.end(), incumbent);
   set.incumbent = static_cast<size_t>(found - candidates.begin());
   if (found == candidates.end()) candidates.push_back(incumbent);
@@ -72,7 +80,8 @@ std::vector<FoldOutcome> LeaveOneShapeOut(const SearchSpace& space, const Featur
   size_t fold_index = 0;
   for (const Dims& held_out : shapes) {
     ++fold_index;
-    const FoldCandidateSet fold_candidates = FoldCandidates(space, scores, shapes, held_out);
+    const FoldCandidateSet fold_candidates =
+        FoldCandidates(space, scores, shapes, held_out, options.neighbour_incumbent);
     const std::vector<Config>& candidates = fold_candidates.configs;
     if (candidates.empty()) continue;
 

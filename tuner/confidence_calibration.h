@@ -54,6 +54,7 @@ struct LeaveOneShapeOutOptions {
   int hidden = 32;
   double pessimism = 1;
   double switch_margin = 0.05;  // the incumbent stays unless beaten by log(1 + this) (policy_model.h: Decide)
+  bool neighbour_incumbent = false;  // as the policy file's flag: FoldCandidates
 };
 
 // What a fold screens: the configs, and which of them is the incumbent (an index into `configs`).
@@ -66,11 +67,13 @@ struct FoldCandidateSet {
 // `shapes` (config_scores.h: NoiseAwareLabel over the scores without `held_out`, whose tie-break counts shapes,
 // tying within the record noise those scores show: EstimateRecordNoise, as the trainer's labels do), the
 // fallback and the incumbent chosen without it (policy_trainer.h: ChooseFallback, ChooseStaticPlan), distinct, in
-// shape order, then the fallback, then the incumbent unless it is one of those. The hook also screens the policy
-// network's greedy config; a fold has no network of its own (training one per fold would cost the policy's
-// training again), so its choice is among these only.
+// shape order, then the fallback, then the incumbent unless it is one of those. With `neighbour_incumbent` the
+// incumbent is the label the two shapes nearest `held_out` share, where they share one (policy_model.h:
+// IncumbentAt). The hook also screens the policy network's greedy config; a fold has no network of its own
+// (training one per fold would cost the policy's training again), so its choice is among these only.
 FoldCandidateSet FoldCandidates(const SearchSpace& space, const std::map<Dims, ShapeScores>& scores,
-                                const std::vector<Dims>& shapes, const Dims& held_out);
+                                const std::vector<Dims>& shapes, const Dims& held_out,
+                                bool neighbour_incumbent = false);
 
 // One outcome per shape of `shapes` (in order) when there are at least two: critics trained on the
 // `observations` of every other shape choose among FoldCandidates by the hook's rule (policy_model.h: Decide).

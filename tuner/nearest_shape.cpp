@@ -13,27 +13,50 @@ NearestShapes::NearestShapes(std::vector<Dims> shapes) : shapes_(std::move(shape
   }
 }
 
+double NearestShapes::SquaredDistance(size_t shape, const Dims& dims) const {
+  const auto& logs = log2_[shape];
+  double distance = 0;
+  for (const auto& [name, value] : dims) {
+    auto it = std::lower_bound(logs.begin(), logs.end(), name,
+                               [](const std::pair<std::string, double>& entry, const std::string& key) {
+                                 return entry.first < key;
+                               });
+    const double shape_log = it != logs.end() && it->first == name ? it->second : 0.0;
+    const double diff = std::log2(static_cast<double>(value)) - shape_log;
+    distance += diff * diff;
+  }
+  return distance;
+}
+
 size_t NearestShapes::Nearest(const Dims& dims) const {
   size_t nearest = 0;
   double nearest_distance = 1e300;
   for (size_t s = 0; s < log2_.size(); ++s) {
-    const auto& logs = log2_[s];
-    double distance = 0;
-    for (const auto& [name, value] : dims) {
-      auto it = std::lower_bound(logs.begin(), logs.end(), name,
-                                 [](const std::pair<std::string, double>& entry, const std::string& key) {
-                                   return entry.first < key;
-                                 });
-      const double shape_log = it != logs.end() && it->first == name ? it->second : 0.0;
-      const double diff = std::log2(static_cast<double>(value)) - shape_log;
-      distance += diff * diff;
-    }
+    const double distance = SquaredDistance(s, dims);
     if (distance < nearest_distance) {
       nearest_distance = distance;
       nearest = s;
     }
   }
   return nearest;
+}
+
+std::pair<size_t, size_t> NearestShapes::NearestTwo(const Dims& dims) const {
+  size_t first = 0, second = 1;
+  double first_distance = 1e300, second_distance = 1e300;
+  for (size_t s = 0; s < log2_.size(); ++s) {
+    const double distance = SquaredDistance(s, dims);
+    if (distance < first_distance) {
+      second = first;
+      second_distance = first_distance;
+      first = s;
+      first_distance = distance;
+    } else if (distance < second_distance) {
+      second = s;
+      second_distance = distance;
+    }
+  }
+  return {first, second};
 }
 
 bool BeyondRangeOf(const Dims& shape, const std::vector<Dims>& shapes) {

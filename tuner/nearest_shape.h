@@ -18,9 +18,12 @@ class NearestShapes {
   explicit NearestShapes(std::vector<Dims> shapes);  // at least one
   // Index into shapes() of the nearest (the first of equals).
   size_t Nearest(const Dims& dims) const;
+  // Indices of the nearest and the next nearest (the first of equals first); needs at least two shapes.
+  std::pair<size_t, size_t> NearestTwo(const Dims& dims) const;
   const std::vector<Dims>& shapes() const { return shapes_; }
 
  private:
+  double SquaredDistance(size_t shape, const Dims& dims) const;
   std::vector<Dims> shapes_;
   std::vector<std::vector<std::pair<std::string, double>>> log2_;  // per shape, per dim (sorted by name)
 };

@@ -49,6 +49,7 @@ nlohmann::ordered_json PolicyToJson(const PolicyFile& f) {
   j["incumbent"] = nullptr;  // none before format version 5
   if (!f.incumbent.empty()) j["incumbent"] = PolicyConfigString(f.knobs, f.incumbent);
   j["switch_margin"] = f.switch_margin;
+  j["neighbour_incumbent"] = f.neighbour_incumbent;
   j["latency_model"] = f.latency_model;
   j["host"] = {{"cpu", f.host.cpu}, {"isa", f.host.isa}, {"onednn", f.host.onednn_version}, {"cores", f.host.cores}};
   j["training"] = {{"db_path", f.training.db_path}, {"db_digest", f.training.db_digest}, {"date", f.training.date},

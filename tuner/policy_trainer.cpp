@@ -263,6 +263,7 @@ Result<PolicyFile> TrainPolicy(const Workload& workload, const SearchSpace& spac
   const Config incumbent = ChooseStaticPlan(space, scores, shapes);
   for (int v : incumbent.values) file.incumbent.push_back(static_cast<uint32_t>(v));
   file.switch_margin = options.switch_margin;
+  file.neighbour_incumbent = options.neighbour_incumbent;
 
   // What the ensemble's agreement is worth at shapes it never saw: each tuned shape left out in turn
   // (confidence_calibration.h); the hook states the calibrated rate as each decision's confidence.
@@ -276,6 +277,7 @@ Result<PolicyFile> TrainPolicy(const Workload& workload, const SearchSpace& spac
     folds_options.hidden = options.hidden;
     folds_options.pessimism = options.pessimism;
     folds_options.switch_margin = options.switch_margin;
+    folds_options.neighbour_incumbent = options.neighbour_incumbent;
     const std::vector<FoldOutcome> folds =
         LeaveOneShapeOut(space, features, observations, scores, shapes, folds_options);
     file.calibration = CalibrationFromFolds(folds);

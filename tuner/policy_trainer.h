@@ -37,6 +37,9 @@ struct TrainOptions {
   // ... but keeps the static plan (the incumbent) unless another config's score beats it by log(1 + this):
   // policy_model.h, Decide. In [0, 1].
   float switch_margin = 0.05f;
+  // ... or, where the two tuned shapes nearest a shape share their label, that label (policy_file.h:
+  // neighbour_incumbent; `crmap train --incumbent neighbours`).
+  bool neighbour_incumbent = false;
   std::string db_path;  // recorded in the training metadata
 };
 

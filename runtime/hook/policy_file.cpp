@@ -203,6 +203,7 @@ void EncodePayload(const PolicyFile& f, Writer& w) {
   w.U32(static_cast<uint32_t>(f.incumbent.size()));  // since version 5
   for (uint32_t c : f.incumbent) w.U32(c);
   w.F32(f.switch_margin);
+  w.U8(f.neighbour_incumbent ? 1 : 0);  // since version 6
 }
 
 PolicyFile DecodePayload(Reader& r, uint32_t version) {
@@ -293,6 +294,12 @@ PolicyFile DecodePayload(Reader& r, uint32_t version) {
     uint32_t incumbent = r.Count("incumbent", kMaxPolicyKnobs, 4);
     for (uint32_t i = 0; i < incumbent && r.ok(); ++i) f.incumbent.push_back(r.U32("incumbent"));
     f.switch_margin = r.F32("switch margin");
+  }
+  if (version >= 6) {
+    const uint8_t neighbour_incumbent = r.U8("neighbour incumbent");
+    if (neighbour_incumbent > 1) r.Fail("the neighbour incumbent flag is " + std::to_string(neighbour_incumbent) +
+                                        "; it must be 0 or 1");
+    f.neighbour_incumbent = neighbour_incumbent == 1;
   }
   return f;
 }
@@ -468,6 +475,8 @@ Status ValidatePolicyFile(const PolicyFile& f) {
   if (f.incumbent.empty() && f.switch_margin != 0)
     return Status::Corruption("the policy has a switch margin of " + std::to_string(f.switch_margin) +
                               " but no incumbent config to keep");
+  if (f.incumbent.empty() && f.neighbour_incumbent)
+    return Status::Corruption("the policy asks for the neighbours' incumbent but has no incumbent config");
   return Status::Ok();
 }
 

@@ -22,8 +22,8 @@ namespace crmap {
 
 constexpr char kPolicyMagic[8] = {'C', 'R', 'M', 'A', 'P', 'P', 'O', 'L'};
 // Written; 2 added the workload's source, 3 the critic ensemble, the pessimism and the table's confidences, 4 the
-// confidence calibration, 5 the incumbent config and its switch margin.
-constexpr uint32_t kPolicyFormatVersion = 5;
+// confidence calibration, 5 the incumbent config and its switch margin, 6 the neighbours' incumbent.
+constexpr uint32_t kPolicyFormatVersion = 6;
 constexpr uint32_t kOldestPolicyFormatVersion = 1;  // read
 
 // Limits a decoder enforces before allocating: a file claiming more is corrupt.
@@ -148,6 +148,10 @@ struct PolicyFile {
   // incumbent, the best score wins (files before version 5).
   std::vector<uint32_t> incumbent;  // empty or one value index per knob
   float switch_margin = 0;           // in [0, 1]
+  // Since version 6: where the two tuned shapes nearest a shape away from the table share their label, that
+  // label is the incumbent there instead (policy_model.h: IncumbentAt) — a config best on both sides of a shape
+  // is the one to leave only for a predicted gain beyond the margin. Needs an incumbent; false before version 6.
+  bool neighbour_incumbent = false;
   PolicyHost host;
   TrainingInfo training;
 };

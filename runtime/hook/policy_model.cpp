@@ -105,10 +105,14 @@ Result<std::unique_ptr<PolicyModel>> PolicyModel::Create(PolicyFile file) {
   if (!f.incumbent.empty()) {  // the incumbent is screened too; one the mask forbids is never kept
     offer(f.incumbent);
     auto found = std::find(model->candidates_.begin(), model->candidates_.end(), f.incumbent);
-    if (found != model->candidates_.end()) {
-      model->incumbent_index_ = found - model->candidates_.begin();
-      model->switch_log_margin_ = std::log1p(static_cast<double>(f.switch_margin));
-    }
+    if (found != model->candidates_.end()) model->incumbent_index_ = found - model->candidates_.begin();
+    model->switch_log_margin_ = std::log1p(static_cast<double>(f.switch_margin));
+  }
+  for (const auto& entry : f.table) {
+    auto found = std::find(model->candidates_.begin(), model->candidates_.end(), entry.config);
+    model->table_candidate_.push_back(found == model->candidates_.end() ? -1 : found - model->candidates_.begin());
+    for (int64_t value : entry.dims)
+      model->table_log2_.push_back(std::log2(static_cast<double>(std::max<int64_t>(value, 1))));
   }
   model->trunk1_ = Transpose(f.policy.trunk1);
   std::vector<const CriticWeights*> critics = {&f.critic};
@@ -157,6 +161,34 @@ void PolicyModel::DimFeatures(const int64_t* dims, float* out) const {
   }
 }
 
+long PolicyModel::IncumbentAt(const int64_t* dims) const {
+  if (!file_.neighbour_incumbent) return incumbent_index_;
+  const size_t n = file_.dims.size();
+  double query[kMaxPolicyDims];
+  for (size_t i = 0; i < n; ++i) query[i] = std::log2(static_cast<double>(std::max<int64_t>(dims[i], 1)));
+  // The two nearest entries not at `dims` (the first of equals, in table order).
+  long first = -1, second = -1;
+  double first_distance = 0, second_distance = 0;
+  for (size_t e = 0; e < file_.table.size(); ++e) {
+    const double* log2 = table_log2_.data() + e * n;
+    double distance = 0;
+    for (size_t i = 0; i < n; ++i) distance += (log2[i] - query[i]) * (log2[i] - query[i]);
+    if (std::equal(file_.table[e].dims.begin(), file_.table[e].dims.end(), dims)) continue;
+    if (first < 0 || distance < first_distance) {
+      second = first;
+      second_distance = first_distance;
+      first = static_cast<long>(e);
+      first_distance = distance;
+    } else if (second < 0 || distance < second_distance) {
+      second = static_cast<long>(e);
+      second_distance = distance;
+    }
+  }
+  if (second < 0) return incumbent_index_;
+  const long shared = table_candidate_[static_cast<size_t>(first)];
+  return shared >= 0 && shared == table_candidate_[static_cast<size_t>(second)] ? shared : incumbent_index_;
+}
+
 double PolicyModel::Decide(const int64_t* dims, uint32_t* config, double* confidence) const {
   uint32_t greedy[kMaxPolicyKnobs];
   DecodeGreedy(dims, greedy);
@@ -196,6 +228,7 @@ double PolicyModel::Screen(const int64_t* dims, const uint32_t* greedy, const ui
   const double pessimism = critic_count > 1 ? file_.pessimism : 0.0;
   double best_score = -1e300, chosen_mean = 0;
   long choice = -2;  // -2: none yet, -1: greedy (or forced), >= 0: a screened candidate
+  const long incumbent = forced ? -1 : IncumbentAt(dims);
   double incumbent_score = 0, incumbent_mean = 0, incumbent_predictions[kMaxCriticMembers + 1] = {};
   auto consider = [&](long index, const uint32_t* candidate) {
     double sum = 0, sum_squares = 0;
@@ -216,7 +249,7 @@ double PolicyModel::Screen(const int64_t* dims, const uint32_t* greedy, const ui
     const double mean = sum / static_cast<double>(critic_count);
     const double variance = std::max(0.0, sum_squares / static_cast<double>(critic_count) - mean * mean);
     const double score = mean - pessimism * std::sqrt(variance);
-    if (index >= 0 && index == incumbent_index_) {
+    if (index >= 0 && index == incumbent) {
       incumbent_score = score;
       incumbent_mean = mean;
       std::copy(predictions, predictions + critic_count, incumbent_predictions);
@@ -234,9 +267,8 @@ double PolicyModel::Screen(const int64_t* dims, const uint32_t* greedy, const ui
   if (forced) consider(-1, forced);
   // The incumbent stays unless the best score beats its own by more than the switch margin (a tie keeps it; a
   // NaN score never displaces the choice made so far).
-  if (!forced && incumbent_index_ >= 0 && choice != incumbent_index_ &&
-      best_score <= incumbent_score + switch_log_margin_) {
-    choice = incumbent_index_;
+  if (!forced && incumbent >= 0 && choice != incumbent && best_score <= incumbent_score + switch_log_margin_) {
+    choice = incumbent;
     chosen_mean = incumbent_mean;
     std::copy(incumbent_predictions, incumbent_predictions + critic_count, chosen);
   }

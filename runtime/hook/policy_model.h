@@ -47,8 +47,9 @@ class PolicyModel {
   // score, the mean predicted log speedup minus file().pessimism x its standard deviation over the critics —
   // except that a policy with an incumbent (format version 5) keeps it unless the largest score beats the
   // incumbent's by log(1 + file().switch_margin): a predicted gain smaller than the margin is not worth leaving
-  // the config that was good at every tuned shape. knob_count() value indices into `config`; runtime knobs at
-  // their defaults. `confidence`, when not null, receives ConfidenceOf the choice.
+  // the config that was good at every tuned shape (or, with file().neighbour_incumbent, IncumbentAt the dims).
+  // knob_count() value indices into `config`; runtime knobs at their defaults. `confidence`, when not null,
+  // receives ConfidenceOf the choice.
   // Returns the critics' mean predicted log speedup of the chosen config.
   double Decide(const int64_t* dims, uint32_t* config, double* confidence = nullptr) const;
   // How sure the policy is that `config` is within 5% of the best config at `dims`. Its agreement: the share of
@@ -59,6 +60,12 @@ class PolicyModel {
   // The confidence stated for an agreement: the rate of the calibration bin it falls in (policy_file.h:
   // CalibrationBin), or the agreement itself without a calibration; -1 stays -1.
   double Calibrated(double agreement) const;
+  // Index into screened_candidates() of the config Decide keeps at `dims` unless beaten by the switch margin, or -1
+  // (none). The file's incumbent — except, with file().neighbour_incumbent, where the two table entries nearest
+  // `dims` (squared log2 distance over the dims; an entry at exactly `dims` is skipped, so Decide at a tuned
+  // shape answers as if it were not in the table) share a config the mask allows: then that config. A scan of
+  // the table, no allocation.
+  long IncumbentAt(const int64_t* dims) const;
   // The critics: the main one and its members (1 + file().critic_members.size()).
   size_t critic_count() const { return critics_.size(); }
   // The policy network's own greedy config (what PolicyNetwork::Sample(greedy) gives in LibTorch).
@@ -117,6 +124,8 @@ class PolicyModel {
   std::vector<Critic> critics_;  // the main critic first, then the members
   std::vector<std::vector<uint32_t>> candidates_;
   long incumbent_index_ = -1;       // into candidates_: file().incumbent, or -1 (none, or the mask forbids it)
+  std::vector<long> table_candidate_;  // per table entry: its config's index into candidates_, -1 if masked
+  std::vector<double> table_log2_;     // per table entry, per dim: log2 of the dim (at least 1)
   double switch_log_margin_ = 0;    // log(1 + file().switch_margin)
   size_t max_config_length_ = 0;
   bool ids_fit_ = true;

@@ -215,7 +215,20 @@ expect_bad "train without --out" "--out" train --db "$db"
 expect_bad "train on a missing database" "none.jsonl" train --db "$WORK/none.jsonl" --out "$WORK/x.policy"
 expect_bad "train with a switch margin above 1" "--switch-margin must be in [0, 1]" \
   train --db "$db" --out "$WORK/x.policy" --switch-margin 1.5
+expect_bad "train with an unknown incumbent rule" "--incumbent nearest: use static or neighbours" \
+  train --db "$db" --out "$WORK/x.policy" --incumbent nearest
 check "a failed train leaves no policy file" test ! -e "$WORK/x.policy"
+run "train with the neighbours' incumbent" "$WORK/neighbours_train.json" train --db "$WORK/plus.jsonl" \
+  --out "$WORK/neighbours.policy" --critic-epochs 20 --policy-steps 10 --critic-members 0 --incumbent neighbours --json
+run "export it" "$WORK/neighbours.json" export --policy "$WORK/neighbours.policy" --format json
+check "the rule is reported and written (the default: static)" "$python" - "$WORK/neighbours_train.json" \
+  "$WORK/neighbours.json" "$WORK/plus_train.json" "$WORK/policy.json" <<'PY'
+import json, sys
+report, policy, plain_report, plain = (json.load(open(path)) for path in sys.argv[1:5])
+ok = report["incumbent_rule"] == "neighbours" and policy["neighbour_incumbent"] is True
+ok = ok and plain_report["incumbent_rule"] == "static" and plain["neighbour_incumbent"] is False
+sys.exit(0 if ok else 1)
+PY
 expect_bad "held-out out of range" "--held-out" evaluate --policy "$policy" --shapes dlrm_mlp_online --held-out 0
 expect_bad "negative confirmation rounds" "--confirm-rounds must be >= 0 and at most 100000" \
   evaluate --policy "$policy" --shapes "batch=3" --confirm-rounds -1

@@ -183,6 +183,30 @@ TEST_F(LeaveOneShapeOutTest, AFoldsCandidatesAreChosenWithoutTheShapeLeftOut) {
   EXPECT_EQ(candidates.incumbent, 2u);
 }
 
+// With the neighbour incumbent a fold keeps, as the hook would, the label the two shapes nearest the one left out
+// share: G (2.5x) labels batch 1 and 2, P (2x) batch 32, 64 and 128; F (1.25x), measured everywhere, is the static
+// plan. Left out at 64 (nearest 32 and 128) or 32 (64 and 128): P; at 1 (nearest 2 and 32) or 2 (1 and 32): the
+// labels differ, F. Without the flag F everywhere.
+TEST_F(LeaveOneShapeOutTest, WithTheNeighbourIncumbentAFoldKeepsTheLabelItsTwoNearestShapesShare) {
+  std::vector<TuningRecord> records;
+  std::vector<Dims> shapes;
+  for (int64_t batch : {1, 2, 32, 64, 128}) {
+    records.push_back(Record(batch, space_.Default(), 1.0));
+    records.push_back(Record(batch, f_, 0.8));
+    records.push_back(Record(batch, batch <= 2 ? g_ : p_, batch <= 2 ? 0.4 : 0.5));
+    shapes.push_back({{"batch", batch}});
+  }
+  const auto scores = ScoreConfigs(space_, records);
+  ASSERT_EQ(ChooseStaticPlan(space_, scores, shapes), f_);
+  for (size_t held_out = 0; held_out < shapes.size(); ++held_out) {
+    const FoldCandidateSet plain = FoldCandidates(space_, scores, shapes, shapes[held_out]);
+    EXPECT_EQ(plain.configs[plain.incumbent], f_) << "held out " << held_out;
+    const FoldCandidateSet neighbours = FoldCandidates(space_, scores, shapes, shapes[held_out], true);
+    EXPECT_EQ(neighbours.configs, plain.configs) << "the flag changes which is kept, not what is screened";
+    EXPECT_EQ(neighbours.configs[neighbours.incumbent], held_out >= 2 ? p_ : f_) << "held out " << held_out;
+  }
+}
+
 // A fold's labels follow the trainer's tie rule, ties within the record noise the scores left show included: at
 // batch 1024 Q beats P by 8% in one record each; P is best at 64. Five configs measured at 64 and 1024 show a
 // noise at the cap (ties within 20%): P, tied at both shapes, labels both — and is the fallback (the best worst

@@ -19,6 +19,17 @@ TEST(NearestShapesTest, ADimAShapeLacksCountsAsOneAndTiesGoToTheFirst) {
   EXPECT_EQ(shapes.Nearest({{"tokens", 1}, {"batch", 2}}), 2u);  // tokens 1 = log 0 on the batch-only shape
 }
 
+// The nearest two: in order of distance, the first of equals first, whatever order the shapes come in.
+TEST(NearestShapesTest, NearestTwoAreTheNearestAndTheNextInOrder) {
+  NearestShapes shapes({{{"batch", 64}}, {{"batch", 2}}, {{"batch", 8}}, {{"batch", 512}}});
+  EXPECT_EQ(shapes.NearestTwo({{"batch", 20}}), (std::pair<size_t, size_t>{2, 0}));  // 8 (1.3), then 64 (1.7)
+  EXPECT_EQ(shapes.NearestTwo({{"batch", 1}}), (std::pair<size_t, size_t>{1, 2}));
+  EXPECT_EQ(shapes.NearestTwo({{"batch", 4096}}), (std::pair<size_t, size_t>{3, 0}));
+  EXPECT_EQ(shapes.NearestTwo({{"batch", 4}}), (std::pair<size_t, size_t>{1, 2}));  // 2 and 8 tie: the first first
+  NearestShapes two({{{"batch", 16}}, {{"batch", 1}}});
+  EXPECT_EQ(two.NearestTwo({{"batch", 1}}), (std::pair<size_t, size_t>{1, 0}));
+}
+
 // Beyond the range: some dim below the smallest or above the largest value it takes among the shapes; a shape
 // inside every dim's range is within it even where no shape has its combination of values.
 TEST(NearestShapesTest, BeyondTheRangeMeansSomeDimOutsideTheShapesRange) {

@@ -20,6 +20,9 @@ TEST(PolicyExportTest, NamesValuesListsAllowedOnesAndPutsIdentityFirst) {
   EXPECT_EQ(json["fallback"], PolicyConfigString(file.knobs, file.fallback));
   EXPECT_EQ(json["incumbent"], PolicyConfigString(file.knobs, file.incumbent));
   EXPECT_EQ(json["switch_margin"], file.switch_margin);
+  EXPECT_EQ(json["neighbour_incumbent"], false);
+  file.neighbour_incumbent = true;
+  EXPECT_EQ(PolicyToJson(file)["neighbour_incumbent"], true);
   PolicyFile without = file;  // before format version 5: no incumbent
   without.incumbent.clear();
   without.switch_margin = 0;

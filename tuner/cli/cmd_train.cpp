@@ -29,6 +29,9 @@ int RunTrain(int argc, char** argv) {
       ("switch-margin", "a decision away from the table keeps the static plan unless another config's score beats "
                         "the static plan's by more than this share (0.05: 5%)",
        cxxopts::value<float>()->default_value("0.05"))
+      ("incumbent", "what a decision away from the table keeps: static (the static plan) or neighbours (the label "
+                    "of the two tuned shapes nearest the shape where they share it, else the static plan)",
+       cxxopts::value<std::string>()->default_value("static"))
       ("json", "print a JSON report");
   AddOutOption(options, "policy file to write");
   cxxopts::ParseResult args;
@@ -44,6 +47,10 @@ int RunTrain(int argc, char** argv) {
   train.critic_members = args["critic-members"].as<int>();
   train.pessimism = args["pessimism"].as<float>();
   train.switch_margin = args["switch-margin"].as<float>();
+  const std::string incumbent = args["incumbent"].as<std::string>();
+  if (incumbent != "static" && incumbent != "neighbours")
+    return Fail(Status::InvalidArgument("--incumbent " + incumbent + ": use static or neighbours"));
+  train.neighbour_incumbent = incumbent == "neighbours";
   const std::string out = args["out"].as<std::string>();
   if (args.count("json")) QuietInfoLogs();  // the JSON report alone, as without logs
   TrainReport report;
@@ -59,7 +66,8 @@ int RunTrain(int argc, char** argv) {
                {"policy_within_label_tie_band", report.policy_within_label_band},
                {"policy_choice_unmeasured", report.policy_choice_unmeasured},
                {"fallback", report.fallback}, {"incumbent", report.incumbent},
-               {"switch_margin", train.switch_margin}, {"critic_members", train.critic_members},
+               {"switch_margin", train.switch_margin}, {"incumbent_rule", incumbent},
+               {"critic_members", train.critic_members},
                {"pessimism", train.pessimism}, {"mean_table_confidence", report.mean_table_confidence},
                {"leave_one_shape_out", {{"folds", report.calibration_folds},
                                         {"choice_measured", report.calibration_measured},
@@ -76,12 +84,14 @@ int RunTrain(int argc, char** argv) {
   } else {
     std::printf("wrote %s: %s, %zu measurements of configs used, %zu tuned shapes\n  critic mean squared error %.4f "
                 "(log speedup)\n  policy's own answer = the table's label at %zu of %zu tuned shapes, within "
-                "%.0f%% of it at %zu (never measured there: %zu)\n  fallback %s\n  incumbent (the static plan, kept "
+                "%.0f%% of it at %zu (never measured there: %zu)\n  fallback %s\n  incumbent (the static plan%s, kept "
                 "away from the table unless a gain beyond %g%% is predicted) %s\n  critic members %d, mean "
                 "confidence in the table's configs %.2f (-1: unknown)\n",
                 out.c_str(), workload.c_str(), report.records, report.shapes, report.critic_loss, report.policy_agrees,
                 report.shapes, 100 * kNoiseBand, report.policy_within_noise, report.policy_choice_unmeasured,
-                report.fallback.c_str(), 100 * train.switch_margin, report.incumbent.c_str(), train.critic_members,
+                report.fallback.c_str(),
+                train.neighbour_incumbent ? ", or the label the two nearest tuned shapes share" : "",
+                100 * train.switch_margin, report.incumbent.c_str(), train.critic_members,
                 report.mean_table_confidence);
     if (report.record_noise > 0)
       std::printf("  a record's noise as the database shows it %.3f (log speedup): labels tie configs of one record "

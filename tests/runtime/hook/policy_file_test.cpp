@@ -128,6 +128,7 @@ void ExpectSamePolicy(const PolicyFile& a, const PolicyFile& b) {
   EXPECT_EQ(a.fallback, b.fallback);
   EXPECT_EQ(a.incumbent, b.incumbent);
   EXPECT_EQ(a.switch_margin, b.switch_margin);
+  EXPECT_EQ(a.neighbour_incumbent, b.neighbour_incumbent);
   EXPECT_EQ(a.host.cpu, b.host.cpu);
   EXPECT_EQ(a.host.isa, b.host.isa);
   EXPECT_EQ(a.host.onednn_version, b.host.onednn_version);
@@ -201,9 +202,16 @@ SyntheticPolicyOptions CalibratedPolicy() {
   return options;
 }
 
+// Every field of the current version set: the calibrated policy with the neighbour incumbent (version 6).
+PolicyFile CurrentPolicy() {
+  PolicyFile f = MakeSyntheticPolicy(CalibratedPolicy());
+  f.neighbour_incumbent = true;
+  return f;
+}
+
 class PolicyFileTest : public ::testing::Test {
  protected:
-  PolicyFile policy_ = MakeSyntheticPolicy(CalibratedPolicy());
+  PolicyFile policy_ = CurrentPolicy();
   std::string bytes_ = EncodePolicyFile(policy_);
 };
 
@@ -357,9 +365,9 @@ TEST_F(PolicyFileTest, UnsupportedVersionIsInvalidArgumentNamingIt) {
     // A version this crmap does not read wins over everything else that may be different in a newer format.
     ExpectError(DecodePolicyFile(SetU32(bytes_, 8, version)), StatusCode::kInvalidArgument, "version");
   }
-  std::string path = testing::TestTempPath("version6.policy");
-  ASSERT_TRUE(testing::WriteBytes(path, WithValidChecksum(SetU32(bytes_, 8, 6))));
-  ExpectError(ReadPolicyFile(path), StatusCode::kInvalidArgument, "policy format version 6");
+  std::string path = testing::TestTempPath("version7.policy");
+  ASSERT_TRUE(testing::WriteBytes(path, WithValidChecksum(SetU32(bytes_, 8, 7))));
+  ExpectError(ReadPolicyFile(path), StatusCode::kInvalidArgument, "policy format version 7");
 }
 
 // An encoded policy as an older version wrote it: the last `cut` payload bytes dropped, the version set.
@@ -371,13 +379,25 @@ std::string OlderVersion(const std::string& bytes, size_t cut, uint32_t version)
   return WithValidChecksum(older);
 }
 
-// The bytes version 5 appends: the incumbent (u32 count, u32 per knob) and the switch margin.
-size_t Version5Tail(const PolicyFile& f) { return 4 + 4 * f.incumbent.size() + 4; }
+// The byte version 6 appends: the neighbour incumbent flag.
+constexpr size_t kVersion6Tail = 1;
+// The bytes versions 5 and 6 append: the incumbent (u32 count, u32 per knob) and the switch margin, then version 6's.
+size_t Version5Tail(const PolicyFile& f) { return 4 + 4 * f.incumbent.size() + 4 + kVersion6Tail; }
 // The bytes versions 4 and 5 append: the calibration bins (u32 count, 16 bytes each), then version 5's.
 size_t Version4Tail(const PolicyFile& f) { return 4 + 16 * f.calibration.size() + Version5Tail(f); }
 // The bytes versions 3 and 4 append to a policy without critic members: an empty member array, the pessimism, a
 // confidence per table entry and an empty calibration.
 size_t Version3Tail(const PolicyFile& f) { return 4 + 4 + 4 * f.table.size() + Version4Tail(f); }
+
+// Version 5 (before the neighbour incumbent) still reads: the file's incumbent everywhere.
+TEST_F(PolicyFileTest, Version5FilesReadWithoutTheNeighbourIncumbent) {
+  ASSERT_TRUE(policy_.neighbour_incumbent);
+  auto decoded = DecodePolicyFile(OlderVersion(bytes_, kVersion6Tail, 5));
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  PolicyFile expected = policy_;
+  expected.neighbour_incumbent = false;
+  ExpectSamePolicy(expected, *decoded);
+}
 
 // Version 4 (before the incumbent) still reads: no incumbent and a margin of 0 (the best score wins).
 TEST_F(PolicyFileTest, Version4FilesReadWithoutAnIncumbent) {
@@ -388,6 +408,7 @@ TEST_F(PolicyFileTest, Version4FilesReadWithoutAnIncumbent) {
   PolicyFile expected = policy_;
   expected.incumbent.clear();
   expected.switch_margin = 0;
+  expected.neighbour_incumbent = false;
   ExpectSamePolicy(expected, *decoded);
 }
 
@@ -402,6 +423,7 @@ TEST_F(PolicyFileTest, Version3FilesReadWithoutACalibration) {
   expected.calibration.clear();
   expected.incumbent.clear();
   expected.switch_margin = 0;
+  expected.neighbour_incumbent = false;
   ExpectSamePolicy(expected, *decoded);
 }
 
@@ -712,6 +734,12 @@ TEST_F(PolicyFileTest, ABadIncumbentOrSwitchMarginIsCorruption) {
       {"margin above 1", [](PolicyFile& f) { f.switch_margin = 1.5f; }, "the switch margin is 1.5"},
       {"NaN margin", [](PolicyFile& f) { f.switch_margin = std::nanf(""); }, "the switch margin is"},
       {"margin without an incumbent", [](PolicyFile& f) { f.incumbent.clear(); }, "but no incumbent config"},
+      {"neighbours without an incumbent",
+       [](PolicyFile& f) {
+         f.incumbent.clear();
+         f.switch_margin = 0;
+       },
+       "the neighbours' incumbent but has no incumbent"},
   };
   for (const Case& c : cases) {
     PolicyFile f = policy_;
@@ -722,7 +750,14 @@ TEST_F(PolicyFileTest, ABadIncumbentOrSwitchMarginIsCorruption) {
   PolicyFile none = policy_;  // no incumbent and no margin: valid (the rule is off)
   none.incumbent.clear();
   none.switch_margin = 0;
+  none.neighbour_incumbent = false;
   EXPECT_TRUE(DecodePolicyFile(EncodePolicyFile(none)).ok());
+  // The neighbour incumbent flag is a byte of 0 or 1.
+  std::string flag = bytes_;
+  ASSERT_EQ(flag[flag.size() - 8 - kVersion6Tail], 1);
+  flag[flag.size() - 8 - kVersion6Tail] = 2;
+  ExpectError(DecodePolicyFile(WithValidChecksum(flag)), StatusCode::kCorruption,
+              "the neighbour incumbent flag is 2; it must be 0 or 1");
   // An incumbent count the remaining bytes cannot hold, or beyond the knob limit: Corruption naming the field.
   const size_t count_offset = bytes_.size() - 8 - Version5Tail(policy_);
   ASSERT_EQ(ReadU32(bytes_, count_offset), policy_.knobs.size());

@@ -24,6 +24,7 @@ namespace crmap {
 namespace {
 
 using testing::MakeSyntheticPolicy;
+using testing::RandomConfig;
 using testing::SyntheticPolicyOptions;
 using testing::TestWorkload;
 
@@ -762,6 +763,85 @@ TEST(PolicyModelTest, WithoutMembersTheConfidenceIsUnknown) {
   model->Decide(dims.data(), decided.data(), &confidence);
   EXPECT_EQ(confidence, -1.0);
   EXPECT_EQ(model->ConfidenceOf(dims.data(), decided.data()), -1.0);
+}
+
+// The neighbour incumbent (format version 6): away from the table, where the two nearest table entries share a
+// config, that config is kept unless beaten by the switch margin; elsewhere the file's incumbent. An entry at
+// exactly the dims does not count (Decide answers as if it were not in the table), nor a config the mask forbids.
+TEST(PolicyModelTest, TheIncumbentIsTheConfigTheTwoNearestTunedShapesShare) {
+  SyntheticPolicyOptions options;
+  options.critic_members = 3;
+  options.seed = 9;
+  options.table_dims = {{2}, {8}, {64}, {512}};  // dlrm_mlp: one dim, batch
+  PolicyFile f = MakeSyntheticPolicy(options);
+  std::mt19937 rng(5);
+  std::vector<uint32_t> shared = RandomConfig(f, rng), other = RandomConfig(f, rng);
+  f.incumbent = RandomConfig(f, rng);
+  ASSERT_NE(shared, other);
+  ASSERT_NE(shared, f.incumbent);
+  f.table[0].config = other;   // batch 2
+  f.table[1].config = shared;  // batch 8
+  f.table[2].config = shared;  // batch 64
+  f.table[3].config = other;   // batch 512
+  f.switch_margin = 0.05f;
+  auto index_of = [](const PolicyModel& model, const std::vector<uint32_t>& config) {
+    const auto& candidates = model.screened_candidates();
+    return static_cast<long>(std::find(candidates.begin(), candidates.end(), config) - candidates.begin());
+  };
+  {
+    auto model = MustModel(f);  // without the flag: the file's incumbent everywhere
+    ASSERT_TRUE(model);
+    for (int64_t batch : {20, 100}) EXPECT_EQ(model->IncumbentAt(&batch), index_of(*model, f.incumbent));
+  }
+  f.neighbour_incumbent = true;
+  auto model = MustModel(f);
+  ASSERT_TRUE(model);
+  const long shared_index = index_of(*model, shared), file_index = index_of(*model, f.incumbent);
+  for (int64_t batch : {12, 20, 40, 63}) EXPECT_EQ(model->IncumbentAt(&batch), shared_index) << "batch " << batch;
+  // Nearest 512 and 64 (other, shared); nearest 2 and 8 (other, shared): no shared config; at 9, 8 and 2.
+  for (int64_t batch : {300, 2048, 1, 3, 9}) EXPECT_EQ(model->IncumbentAt(&batch), file_index) << "batch " << batch;
+  // At batch 8 itself its own entry is skipped: the nearest others are 2 and 64, which disagree; at 64 they are
+  // 8 and 512, which disagree too.
+  for (int64_t batch : {8, 64}) EXPECT_EQ(model->IncumbentAt(&batch), file_index) << "batch " << batch;
+
+  // Decide keeps the shared config unless another beats it by the margin: with a margin of 100% more often than
+  // with none, and exactly where the reference says so.
+  size_t kept_with_margin = 0, kept_without = 0;
+  for (float margin : {0.0f, 1.0f}) {
+    PolicyFile g = f;
+    g.switch_margin = margin;
+    auto m = MustModel(g);
+    ASSERT_TRUE(m);
+    for (int64_t batch = 12; batch < 64; ++batch) {  // nearest 8 and 64 (below 11.3 batch 2 is nearer than 64)
+      const ReferenceScreen screen = ScreenByReference(g, *m, {batch});
+      size_t best = 0;
+      for (size_t c = 1; c < screen.candidates.size(); ++c)
+        if (screen.scores[c] > screen.scores[best]) best = c;
+      const size_t incumbent = static_cast<size_t>(shared_index) + 1;  // index 0 is the greedy config
+      const double lead = screen.scores[best] - screen.scores[incumbent];
+      if (std::fabs(lead - std::log1p(static_cast<double>(margin))) < 1e-4) continue;
+      const bool keep = lead <= std::log1p(static_cast<double>(margin));
+      std::vector<uint32_t> decided(g.knobs.size());
+      m->Decide(&batch, decided.data());
+      if (best != incumbent && !keep) EXPECT_EQ(decided, screen.candidates[best]) << "batch " << batch;
+      if (keep) EXPECT_EQ(decided, shared) << "margin " << margin << " batch " << batch;
+      (margin > 0 ? kept_with_margin : kept_without) += decided == shared;
+    }
+  }
+  EXPECT_GT(kept_with_margin, kept_without) << "the margin never kept the shared config over a better score";
+
+  // A shared config the mask forbids is never the incumbent.
+  PolicyFile masked = f;
+  size_t plan_knob = 0;  // a knob whose value in the shared config neither other config holds
+  while (plan_knob < f.knobs.size() && (!f.knobs[plan_knob].plan || shared[plan_knob] == other[plan_knob] ||
+                                        shared[plan_knob] == f.incumbent[plan_knob]))
+    ++plan_knob;
+  ASSERT_LT(plan_knob, f.knobs.size()) << "the random configs leave no value to mask";
+  masked.mask[plan_knob][shared[plan_knob]] = 0;
+  auto masked_model = MustModel(masked);
+  ASSERT_TRUE(masked_model);
+  int64_t batch = 20;
+  EXPECT_EQ(masked_model->IncumbentAt(&batch), index_of(*masked_model, f.incumbent));
 }
 
 }  // namespace
