@@ -18,7 +18,8 @@ class NearestShapes {
   explicit NearestShapes(std::vector<Dims> shapes);  // at least one
   // Index into shapes() of the nearest (the first of equals).
   size_t Nearest(const Dims& dims) const;
-  // Indices of the nearest and the next nearest (the first of equals first); needs at least two shapes.
+  // Indices of the nearest and the next nearest (the first of equals first). Needs at least two shapes: with one
+  // the second index is 1, out of range.
   std::pair<size_t, size_t> NearestTwo(const Dims& dims) const;
   const std::vector<Dims>& shapes() const { return shapes_; }
 

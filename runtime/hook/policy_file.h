@@ -149,8 +149,9 @@ struct PolicyFile {
   std::vector<uint32_t> incumbent;  // empty or one value index per knob
   float switch_margin = 0;           // in [0, 1]
   // Since version 6: where the two tuned shapes nearest a shape away from the table share their label, that
-  // label is the incumbent there instead (policy_model.h: IncumbentAt) — a config best on both sides of a shape
-  // is the one to leave only for a predicted gain beyond the margin. Needs an incumbent; false before version 6.
+  // label is the incumbent there instead (policy_model.h: IncumbentAt) — a config best at the two tuned shapes
+  // nearest a shape is the one to leave only for a predicted gain beyond the margin. Needs an incumbent; false
+  // before version 6.
   bool neighbour_incumbent = false;
   PolicyHost host;
   TrainingInfo training;

@@ -165,7 +165,11 @@ long PolicyModel::IncumbentAt(const int64_t* dims) const {
   if (!file_.neighbour_incumbent) return incumbent_index_;
   const size_t n = file_.dims.size();
   double query[kMaxPolicyDims];
-  for (size_t i = 0; i < n; ++i) query[i] = std::log2(static_cast<double>(std::max<int64_t>(dims[i], 1)));
+  // As the networks see them (DimFeatures): a dim beyond its declared range counts as the nearest value inside it.
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t value = std::clamp(dims[i], file_.dims[i].min, file_.dims[i].max);
+    query[i] = std::log2(static_cast<double>(std::max<int64_t>(value, 1)));
+  }
   // The two nearest entries not at `dims` (the first of equals, in table order).
   long first = -1, second = -1;
   double first_distance = 0, second_distance = 0;

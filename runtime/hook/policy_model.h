@@ -62,9 +62,9 @@ class PolicyModel {
   double Calibrated(double agreement) const;
   // Index into screened_candidates() of the config Decide keeps at `dims` unless beaten by the switch margin, or -1
   // (none). The file's incumbent — except, with file().neighbour_incumbent, where the two table entries nearest
-  // `dims` (squared log2 distance over the dims; an entry at exactly `dims` is skipped, so Decide at a tuned
-  // shape answers as if it were not in the table) share a config the mask allows: then that config. A scan of
-  // the table, no allocation.
+  // `dims` (squared log2 distance over the dims, each clamped to its declared range as the networks see it; an
+  // entry at exactly `dims` is skipped, so Decide at a tuned shape answers as if it were not in the table) share a
+  // config the mask allows: then that config. A scan of the table, no allocation.
   long IncumbentAt(const int64_t* dims) const;
   // The critics: the main one and its members (1 + file().critic_members.size()).
   size_t critic_count() const { return critics_.size(); }
