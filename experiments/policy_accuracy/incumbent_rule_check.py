@@ -20,12 +20,11 @@ A train, query or compare that fails is named with crmap's message and its shape
 import json
 import math
 import os
-import subprocess
 import sys
 import tempfile
 
 from calibration_check import workload_arg
-from tuned_answers_check import folder_environment, run
+from tuned_answers_check import folder_environment, run, speedups_over_anchor
 
 
 def evaluation_path(folder, workload):
@@ -44,29 +43,6 @@ def evaluation_path(folder, workload):
 def decide(crmap, policy, dims):
     out = run([crmap, "query", "--policy", policy, "--dims", dims, "--force", "--json"])
     return None if out is None else json.loads(out)["config"]
-
-
-def oracle_ratios(crmap, root, workload, dims, oracle, picks, rounds, env):
-    """Per pick, (the oracle's latency over the pick's: median, (low, high) or None), or a string on failure."""
-    with tempfile.TemporaryDirectory() as scratch:
-        out = os.path.join(scratch, "compare.json")
-        args = [crmap, "compare", "--workload", workload_arg(root, workload), "--dims", dims, "--config", oracle]
-        for pick in picks:
-            args += ["--config", pick]
-        if run(args + ["--rounds", str(rounds), "--out", out], env) is None:
-            return "compare failed"
-        with open(out) as f:
-            results = json.load(f)["results"]
-    if len(results) < 1 + len(picks) or results[0].get("status") != "ok":
-        return "the oracle config failed"
-    ratios = []
-    for result in results[1:]:
-        ratio = result.get("ratio_to_anchor")
-        if result.get("status") != "ok" or not ratio:
-            return "a pick failed"
-        low, high = ratio.get("median_low"), ratio.get("median_high")
-        ratios.append((1 / ratio["median"], (1 / high, 1 / low) if low and high else None))
-    return ratios
 
 
 def main():
@@ -129,8 +105,8 @@ def main():
                 if static == neighbours:
                     continue
                 differing += 1
-                outcome = oracle_ratios(crmap, root, workload, dims, shape["oracle_config"], [static, neighbours],
-                                        rounds, env)
+                outcome = speedups_over_anchor(crmap, root, workload, shape["dims"], shape["oracle_config"],
+                                               [static, neighbours], rounds, env)  # each pick's oracle ratio
                 if isinstance(outcome, str):
                     cells.append(f"{dims}: not measured ({outcome})")
                     continue

@@ -66,24 +66,40 @@ def train_report(crmap, root, folder, workload):
     return report
 
 
-def measure(crmap, root, workload, dims, label, answer, rounds, env):
-    """The answer's speedup over the label (the label's latency over the answer's): the median over interleaved
-    rounds and its 95% interval (None when the build writes none), or a string saying which one failed."""
+def speedups_over_anchor(crmap, root, workload, dims, anchor, configs, rounds, env):
+    """Each config measured beside `anchor` (`crmap compare`, interleaved rounds): per config its speedup over the
+    anchor (the anchor's latency over its own: median of the rounds) and that median's 95% interval (None when the
+    build writes none), or a string saying what failed: "compare failed", "the anchor failed" or "config <i>
+    failed" (i from 0)."""
     with tempfile.TemporaryDirectory() as scratch:
         out = os.path.join(scratch, "compare.json")
         dims_arg = ",".join(f"{k}={v}" for k, v in dims.items())
-        if run([crmap, "compare", "--workload", workload_arg(root, workload), "--dims", dims_arg, "--config", label,
-                "--config", answer, "--rounds", str(rounds), "--out", out], env) is None:
+        args = [crmap, "compare", "--workload", workload_arg(root, workload), "--dims", dims_arg, "--config", anchor]
+        for config in configs:
+            args += ["--config", config]
+        if run(args + ["--rounds", str(rounds), "--out", out], env) is None:
             return "compare failed"
         with open(out) as f:
             results = json.load(f)["results"]
-    if len(results) < 2 or results[0].get("status") != "ok":
-        return "the label failed"
-    ratio = results[1].get("ratio_to_anchor")  # the answer's latency over the label's, per round
-    if results[1].get("status") != "ok" or not ratio:
-        return "the answer failed"
-    low, high = ratio.get("median_low"), ratio.get("median_high")
-    return 1 / ratio["median"], (1 / high, 1 / low) if low and high else None
+    if len(results) < 1 + len(configs) or results[0].get("status") != "ok":
+        return "the anchor failed"
+    speedups = []
+    for i, result in enumerate(results[1:1 + len(configs)]):
+        ratio = result.get("ratio_to_anchor")  # the config's latency over the anchor's, per round
+        if result.get("status") != "ok" or not ratio:
+            return f"config {i} failed"
+        low, high = ratio.get("median_low"), ratio.get("median_high")
+        speedups.append((1 / ratio["median"], (1 / high, 1 / low) if low and high else None))
+    return speedups
+
+
+def measure(crmap, root, workload, dims, label, answer, rounds, env):
+    """The answer's speedup over the label (the label's latency over the answer's): the median over interleaved
+    rounds and its 95% interval (None when the build writes none), or a string saying which one failed."""
+    outcome = speedups_over_anchor(crmap, root, workload, dims, label, [answer], rounds, env)
+    if isinstance(outcome, str):
+        return {"the anchor failed": "the label failed", "config 0 failed": "the answer failed"}.get(outcome, outcome)
+    return outcome[0]
 
 
 def main():

@@ -174,10 +174,10 @@ long PolicyModel::IncumbentAt(const int64_t* dims) const {
   long first = -1, second = -1;
   double first_distance = 0, second_distance = 0;
   for (size_t e = 0; e < file_.table.size(); ++e) {
+    if (std::equal(file_.table[e].dims.begin(), file_.table[e].dims.end(), dims)) continue;
     const double* log2 = table_log2_.data() + e * n;
     double distance = 0;
     for (size_t i = 0; i < n; ++i) distance += (log2[i] - query[i]) * (log2[i] - query[i]);
-    if (std::equal(file_.table[e].dims.begin(), file_.table[e].dims.end(), dims)) continue;
     if (first < 0 || distance < first_distance) {
       second = first;
       second_distance = first_distance;
