@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/two_nearest.h"
+
 namespace crmap {
 
 NearestShapes::NearestShapes(std::vector<Dims> shapes) : shapes_(std::move(shapes)) {
@@ -42,21 +44,9 @@ size_t NearestShapes::Nearest(const Dims& dims) const {
 }
 
 std::pair<size_t, size_t> NearestShapes::NearestTwo(const Dims& dims) const {
-  size_t first = 0, second = 1;
-  double first_distance = 1e300, second_distance = 1e300;
-  for (size_t s = 0; s < log2_.size(); ++s) {
-    const double distance = SquaredDistance(s, dims);
-    if (distance < first_distance) {
-      second = first;
-      second_distance = first_distance;
-      first = s;
-      first_distance = distance;
-    } else if (distance < second_distance) {
-      second = s;
-      second_distance = distance;
-    }
-  }
-  return {first, second};
+  TwoNearest nearest;
+  for (size_t s = 0; s < log2_.size(); ++s) nearest.Offer(static_cast<long>(s), SquaredDistance(s, dims));
+  return {static_cast<size_t>(nearest.first), nearest.second < 0 ? size_t{1} : static_cast<size_t>(nearest.second)};
 }
 
 bool BeyondRangeOf(const Dims& shape, const std::vector<Dims>& shapes) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "common/two_nearest.h"
 #include "search_space/feature_math.h"
 
 namespace crmap {
@@ -171,26 +172,17 @@ long PolicyModel::IncumbentAt(const int64_t* dims) const {
     query[i] = std::log2(static_cast<double>(std::max<int64_t>(value, 1)));
   }
   // The two nearest entries not at `dims` (the first of equals, in table order).
-  long first = -1, second = -1;
-  double first_distance = 0, second_distance = 0;
+  TwoNearest nearest;
   for (size_t e = 0; e < file_.table.size(); ++e) {
     if (std::equal(file_.table[e].dims.begin(), file_.table[e].dims.end(), dims)) continue;
     const double* log2 = table_log2_.data() + e * n;
     double distance = 0;
     for (size_t i = 0; i < n; ++i) distance += (log2[i] - query[i]) * (log2[i] - query[i]);
-    if (first < 0 || distance < first_distance) {
-      second = first;
-      second_distance = first_distance;
-      first = static_cast<long>(e);
-      first_distance = distance;
-    } else if (second < 0 || distance < second_distance) {
-      second = static_cast<long>(e);
-      second_distance = distance;
-    }
+    nearest.Offer(static_cast<long>(e), distance);
   }
-  if (second < 0) return incumbent_index_;
-  const long shared = table_candidate_[static_cast<size_t>(first)];
-  return shared >= 0 && shared == table_candidate_[static_cast<size_t>(second)] ? shared : incumbent_index_;
+  if (nearest.second < 0) return incumbent_index_;
+  const long shared = table_candidate_[static_cast<size_t>(nearest.first)];
+  return shared >= 0 && shared == table_candidate_[static_cast<size_t>(nearest.second)] ? shared : incumbent_index_;
 }
 
 double PolicyModel::Decide(const int64_t* dims, uint32_t* config, double* confidence) const {

@@ -844,5 +844,74 @@ TEST(PolicyModelTest, TheIncumbentIsTheConfigTheTwoNearestTunedShapesShare) {
   EXPECT_EQ(masked_model->IncumbentAt(&batch), index_of(*masked_model, f.incumbent));
 }
 
+// The neighbours' incumbent, two edges of its rule: a distance tie for second place is broken by table order, and a
+// dim beyond its declared range counts as the range's end (as the networks see it), which can change the pair.
+TEST(PolicyModelTest, TheNeighbourIncumbentBreaksTiesByTableOrderAndClampsDimsToTheirRange) {
+  auto neighbour_policy = [](TestWorkload workload, std::vector<std::vector<int64_t>> table_dims,
+                             std::vector<int> labels, std::vector<uint32_t>* shared) {
+    SyntheticPolicyOptions options;
+    options.workload = workload;
+    options.critic_members = 3;
+    options.seed = 4;
+    options.table_dims = std::move(table_dims);
+    PolicyFile f = MakeSyntheticPolicy(options);
+    std::mt19937 rng(8);
+    const std::vector<uint32_t> configs[2] = {RandomConfig(f, rng), RandomConfig(f, rng)};
+    f.incumbent = RandomConfig(f, rng);
+    EXPECT_NE(configs[0], configs[1]);
+    EXPECT_NE(configs[0], f.incumbent);
+    for (size_t e = 0; e < labels.size(); ++e) f.table[e].config = configs[labels[e]];
+    f.switch_margin = 0.05f;
+    f.neighbour_incumbent = true;
+    *shared = configs[0];
+    return f;
+  };
+  auto index_of = [](const PolicyModel& model, const std::vector<uint32_t>& config) {
+    const auto& candidates = model.screened_candidates();
+    return static_cast<long>(std::find(candidates.begin(), candidates.end(), config) - candidates.begin());
+  };
+  std::vector<uint32_t> shared;
+  // Batch 32 (log2 5): 36 is nearest, 16 and 64 tie for second (distance 1 each). 36 and 16 share a config, 64
+  // holds another: the entry listed first of the two tied decides.
+  {
+    auto model = MustModel(neighbour_policy(TestWorkload::kDlrmMlp, {{36}, {16}, {64}}, {0, 0, 1}, &shared));
+    ASSERT_TRUE(model);
+    int64_t batch = 32;
+    EXPECT_EQ(model->IncumbentAt(&batch), index_of(*model, shared)) << "16 is listed before 64";
+  }
+  {
+    PolicyFile f = neighbour_policy(TestWorkload::kDlrmMlp, {{36}, {64}, {16}}, {0, 1, 0}, &shared);
+    auto model = MustModel(f);
+    ASSERT_TRUE(model);
+    int64_t batch = 32;
+    EXPECT_EQ(model->IncumbentAt(&batch), index_of(*model, f.incumbent)) << "64 is listed before 16";
+  }
+  // bert_attention, batch in [1, 16], seq in [8, 512] (log2: [0, 4] and [3, 9]). Entries (16, 8) and (1, 8) share
+  // a config, (16, 512) holds another. At batch 1024, seq 8 — batch counted as 16 — the nearest are (16, 8) and
+  // (1, 8) (log2 distances 0 and 16): shared. Unclamped, (16, 512) would be second (36 and 72, against 100).
+  {
+    PolicyFile f = neighbour_policy(TestWorkload::kBertAttention, {{16, 8}, {16, 512}, {1, 8}}, {0, 1, 0}, &shared);
+    ASSERT_EQ(f.dims.size(), 2u);
+    ASSERT_EQ(f.dims[0].max, 16);
+    auto model = MustModel(f);
+    ASSERT_TRUE(model);
+    const int64_t beyond[2] = {1024, 8}, inside[2] = {16, 300};
+    EXPECT_EQ(model->IncumbentAt(beyond), index_of(*model, shared)) << "batch 1024 counts as 16";
+    // Inside the range, nearest (16, 512) then (16, 8): no shared config.
+    EXPECT_EQ(model->IncumbentAt(inside), index_of(*model, f.incumbent));
+  }
+  // Below the range: entries (16, 8) and (16, 16) share a config, (4, 8) holds another. At batch 16, seq 2 —
+  // counted as 8 — the nearest are (16, 8) and (16, 16) (0 and 1, against 4): shared. Unclamped (log2 seq 1) they
+  // would be (16, 8) and (4, 8) (4 and 8, against 9).
+  {
+    PolicyFile f = neighbour_policy(TestWorkload::kBertAttention, {{16, 8}, {16, 16}, {4, 8}}, {0, 0, 1}, &shared);
+    ASSERT_EQ(f.dims[1].min, 8);
+    auto model = MustModel(f);
+    ASSERT_TRUE(model);
+    const int64_t below[2] = {16, 2};
+    EXPECT_EQ(model->IncumbentAt(below), index_of(*model, shared)) << "seq 2 counts as 8";
+  }
+}
+
 }  // namespace
 }  // namespace crmap
