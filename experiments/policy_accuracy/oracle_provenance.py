@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Reads stored evaluations: where did the oracle of each held-out shape stand in the campaign that trained the
+policy? Measures nothing.
+
+usage: oracle_provenance.py [DIR]   (default: results/budgeted beside this script)
+Walks DIR for every `<w>_evaluate.json` with the campaign's database `<w>.jsonl` beside it and, at each held-out
+shape the evaluation confirmed, puts the oracle config in one of three groups: the label (best median of its ok
+records) of some tuned shape of the campaign; measured at some tuned shape but never a label; never measured.
+Prints the counts for the shapes where the policy's pick was within 5% of the oracle and where it was not. A miss
+whose oracle was a label elsewhere is one a better choice among the labels could have avoided; one whose oracle was
+never measured only a search that finds it could (label_headroom.py measures the first kind directly).
+"""
+import collections
+import glob
+import json
+import os
+import statistics
+import sys
+
+GROUPS = ("a tuned shape's label", "measured, never a label", "never measured")
+
+
+def campaign_configs(path):
+    """The labels of the database's shapes and every config it measured."""
+    ratios = collections.defaultdict(lambda: collections.defaultdict(list))
+    with open(path) as f:
+        for line in f:
+            record = json.loads(line)
+            if record.get("status") == "ok" and "ratio_to_anchor" in record:
+                shape = tuple(sorted(record["dims"].items()))
+                ratios[shape][record["config"]].append(record["ratio_to_anchor"]["median"])
+    labels = {min(configs, key=lambda c: statistics.median(configs[c])) for configs in ratios.values()}
+    measured = {c for configs in ratios.values() for c in configs}
+    return labels, measured
+
+
+def main():
+    root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                               "results", "budgeted")
+    if not os.path.isdir(root):
+        sys.exit(f"{root} is not a folder\n" + __doc__)
+    counts = collections.Counter()
+    for evaluation in sorted(glob.glob(os.path.join(root, "**", "*_evaluate.json"), recursive=True)):
+        database = evaluation[: -len("_evaluate.json")] + ".jsonl"
+        if not os.path.exists(database):
+            continue
+        labels, measured = campaign_configs(database)
+        with open(evaluation) as f:
+            shapes = json.load(f)["shapes"]
+        for shape in shapes:
+            pick, oracle = shape.get("crmap policy (hook)"), shape.get("oracle_config")
+            if not pick or not oracle or not shape.get("confirmed"):
+                continue
+            group = GROUPS[0] if oracle in labels else GROUPS[1] if oracle in measured else GROUPS[2]
+            counts[(pick["oracle_ratio"] >= 0.95, group)] += 1
+    if not counts:
+        sys.exit(f"no confirmed evaluation under {root} has its campaign's database beside it")
+    print("| the oracle config in the campaign | policy within 5% | policy missed |")
+    print("|---|---|---|")
+    for group in GROUPS:
+        print(f"| {group} | {counts[(True, group)]} | {counts[(False, group)]} |")
+    print(f"| all | {sum(v for (hit, _), v in counts.items() if hit)} | "
+          f"{sum(v for (hit, _), v in counts.items() if not hit)} |")
+
+
+if __name__ == "__main__":
+    main()
