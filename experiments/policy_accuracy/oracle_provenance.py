@@ -8,7 +8,9 @@ shape the evaluation confirmed, puts the oracle config in one of three groups: t
 records) of some tuned shape of the campaign; measured at some tuned shape but never a label; never measured.
 Prints the counts for the shapes where the policy's pick was within 5% of the oracle and where it was not. A miss
 whose oracle was a label elsewhere is one a better choice among the labels could have avoided; one whose oracle was
-never measured only a search that finds it could (label_headroom.py measures the first kind directly).
+never measured only a search that finds it could (label_headroom.py measures the first kind directly). Then the
+same shapes by how many knobs the oracle config differs in from the nearest of the campaign's labels (0: it is a
+label; knob by knob over the config strings, whose runtime knobs campaigns leave at their defaults).
 """
 import collections
 import glob
@@ -34,12 +36,18 @@ def campaign_configs(path):
     return labels, measured
 
 
+def knobs_apart(a, b):
+    """How many knobs two config strings (knob=value;...) set differently."""
+    a, b = (dict(part.split("=", 1) for part in c.split(";")) for c in (a, b))
+    return sum(a.get(k) != b.get(k) for k in set(a) | set(b))
+
+
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                                "results", "budgeted")
     if not os.path.isdir(root):
         sys.exit(f"{root} is not a folder\n" + __doc__)
-    counts = collections.Counter()
+    counts, apart = collections.Counter(), collections.Counter()
     for evaluation in sorted(glob.glob(os.path.join(root, "**", "*_evaluate.json"), recursive=True)):
         database = evaluation[: -len("_evaluate.json")] + ".jsonl"
         if not os.path.exists(database):
@@ -53,6 +61,8 @@ def main():
                 continue
             group = GROUPS[0] if oracle in labels else GROUPS[1] if oracle in measured else GROUPS[2]
             counts[(pick["oracle_ratio"] >= 0.95, group)] += 1
+            knobs = min(knobs_apart(oracle, label) for label in labels)
+            apart[(pick["oracle_ratio"] >= 0.95, min(knobs, 3))] += 1
     if not counts:
         sys.exit(f"no confirmed evaluation under {root} has its campaign's database beside it")
     print("| the oracle config in the campaign | policy within 5% | policy missed |")
@@ -61,6 +71,10 @@ def main():
         print(f"| {group} | {counts[(True, group)]} | {counts[(False, group)]} |")
     print(f"| all | {sum(v for (hit, _), v in counts.items() if hit)} | "
           f"{sum(v for (hit, _), v in counts.items() if not hit)} |")
+    print("\n| knobs from the oracle to the nearest label | policy within 5% | policy missed |")
+    print("|---|---|---|")
+    for knobs in range(4):
+        print(f"| {knobs if knobs < 3 else '3 or more'} | {apart[(True, knobs)]} | {apart[(False, knobs)]} |")
 
 
 if __name__ == "__main__":
