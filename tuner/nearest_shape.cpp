@@ -31,16 +31,9 @@ double NearestShapes::SquaredDistance(size_t shape, const Dims& dims) const {
 }
 
 size_t NearestShapes::Nearest(const Dims& dims) const {
-  size_t nearest = 0;
-  double nearest_distance = 1e300;
-  for (size_t s = 0; s < log2_.size(); ++s) {
-    const double distance = SquaredDistance(s, dims);
-    if (distance < nearest_distance) {
-      nearest_distance = distance;
-      nearest = s;
-    }
-  }
-  return nearest;
+  TwoNearest nearest;
+  for (size_t s = 0; s < log2_.size(); ++s) nearest.Offer(static_cast<long>(s), SquaredDistance(s, dims));
+  return nearest.first < 0 ? 0 : static_cast<size_t>(nearest.first);
 }
 
 std::pair<size_t, size_t> NearestShapes::NearestTwo(const Dims& dims) const {

@@ -33,6 +33,8 @@
 #   (default workloads: the held-out set, then the five built-ins)
 #   [--rounds N]  env: SHARE=0.10 TUNED=8 HELD_OUT=8 AGENT=rl SEED=1 OBJECTIVE=median BASELINE_CRMAP= STOP_AFTER=
 #                      EXPLORE=0 SUGGEST=4 COMPARE_WITH= SHAPE_CHOICE=draws|cover|edges CAMPAIGN_SHAPES=TUNED RECHECK=0
+#                      TUNE_ROUNDS= (interleaved rounds per campaign measurement; empty: crmap tune's default —
+#                      10 at OBJECTIVE=median, 100 / 500 at p95 / p99, which also refuse fewer)
 set -euo pipefail
 source "$(dirname "$0")/../common.sh"
 results_by_isa=1  # results/budgeted/<the ISA crmap runs on> (avx2 under --isa avx2; version.txt says which host)
@@ -50,6 +52,12 @@ case "$shape_choice" in draws|cover|edges) ;; *) echo "SHAPE_CHOICE must be draw
 shape_choice_args=()  # draws is every build's default; builds before the flag (ab_campaigns.sh's CRMAP_A) lack it
 [ "$shape_choice" = draws ] || shape_choice_args=(--shape-choice "$shape_choice")
 recheck=${RECHECK:-0}
+tune_rounds=${TUNE_ROUNDS:-}
+tune_rounds_args=()  # empty: crmap tune's default (10 rounds per measurement)
+if [ -n "$tune_rounds" ]; then
+  [[ "$tune_rounds" =~ ^[1-9][0-9]*$ ]] || { echo "TUNE_ROUNDS must be a whole number >= 1" >&2; exit 2; }
+  tune_rounds_args=(--rounds "$tune_rounds")
+fi
 "$python" -c 'import sys; sys.exit(0 if 0 <= float(sys.argv[1]) < 1 else 1)' "$recheck" 2>/dev/null ||
   { echo "RECHECK must be a share in [0, 1)" >&2; exit 2; }
 recheck_args=()  # builds before the flag (ab_campaigns.sh's CRMAP_A) lack it
@@ -70,6 +78,7 @@ for workload in $workloads; do
   [ -n "${distribution[$workload]:-}" ] || { echo "no distribution chosen for '$workload' in $0" >&2; exit 2; }
 done
 echo "protocol: share $share of plan configs x $tuned tuned shapes ($shape_choice), agent $agent seed $seed; $held_out held-out shapes, $eval_rounds rounds, objective $objective" > "$out/protocol.txt"
+[ -z "$tune_rounds" ] || echo "campaign measurements: $tune_rounds interleaved rounds each" >> "$out/protocol.txt"
 [ "$recheck" = 0 ] || echo "recheck: $recheck of each campaign's budget re-measures the leaders" >> "$out/protocol.txt"
 [ "$campaign_shapes" = "$tuned" ] ||
   echo "campaign: that budget spread over $campaign_shapes shapes (CAMPAIGN_SHAPES)" >> "$out/protocol.txt"
@@ -98,7 +107,7 @@ for workload in $workloads; do
     "$crmap" tune --workload "$w" --shapes "$shapes" --num-shapes "$campaign_shapes" \
       ${shape_choice_args[@]+"${shape_choice_args[@]}"} ${recheck_args[@]+"${recheck_args[@]}"} --agent "$agent" \
       --seed "$seed" --budget "$((budget - explore_budget))" --db "$db" --no-confirm \
-      --objective "$objective" --json \
+      ${tune_rounds_args[@]+"${tune_rounds_args[@]}"} --objective "$objective" --json \
       > "$out/${workload}_tune.json"
   fi
   if [ "$explore_budget" -gt 0 ] && [ ! -s "$out/${workload}_explore_tune.json" ]; then
@@ -115,7 +124,8 @@ for workload in $workloads; do
     suggested=$("$python" -c 'import json,sys; print(json.load(open(sys.argv[1]))["shapes"])' \
       "$out/${workload}_suggest.json")
     "$crmap" tune --workload "$w" --shapes "$suggested" --agent "$agent" --seed "$seed" --campaign explore \
-      --resume --budget "$explore_budget" --db "$db" --no-confirm --objective "$objective" --json \
+      --resume --budget "$explore_budget" --db "$db" --no-confirm ${tune_rounds_args[@]+"${tune_rounds_args[@]}"} \
+      --objective "$objective" --json \
       > "$out/${workload}_explore_tune.json"
   fi
   [ "$stop_after" = tune ] && continue

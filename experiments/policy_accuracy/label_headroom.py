@@ -70,8 +70,10 @@ def row(name, results):
 
 def main():
     args = sys.argv[1:]
-    rounds, only, out = 30, None, None
-    while args[:1] in (["--rounds"], ["--workloads"], ["--out"]):
+    rounds, only, out_path = 30, None, None
+    while args[:1] and args[0].startswith("--"):
+        if args[0] not in ("--rounds", "--workloads", "--out"):
+            sys.exit(f"unknown option {args[0]} (allowed: --rounds, --workloads, --out)\n" + __doc__)
         if len(args) < 2:
             sys.exit(f"{args[0]} needs a value\n" + __doc__)
         if args[0] == "--rounds":
@@ -79,21 +81,26 @@ def main():
                 sys.exit("--rounds needs a whole number >= 6\n" + __doc__)
             rounds = int(args[1])
         elif args[0] == "--out":
-            out = open(args[1], "w")
+            out_path = args[1]
         else:
             only = set(args[1].split())
         args = args[2:]
     if len(args) < 2:
         sys.exit(__doc__)
     crmap, folders = args[0], args[1:]
+    if not (os.path.isfile(crmap) and os.access(crmap, os.X_OK)):
+        sys.exit(f"{crmap} is not an executable crmap\n" + __doc__)
+    for folder in folders:  # every folder checked before anything is measured or written
+        if not os.path.isdir(folder):
+            sys.exit(f"{folder} is not a folder\n" + __doc__)
+        folder_environment(folder)  # exits naming a missing version.txt
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    out = open(out_path, "w") if out_path else None
     print("| results, workload | held-out shapes | policy: within 5%, geo-mean | static plan | nearest tuned shape | "
           "best label | some label clearly within |")
     print("|---|---|---|---|---|---|---|")
     pooled = []
     for folder in folders:
-        if not os.path.isdir(folder):
-            sys.exit(f"{folder} is not a folder\n" + __doc__)
         env = folder_environment(folder)
         label = os.path.basename(os.path.normpath(folder))
         for name in sorted(os.listdir(folder)):
@@ -108,6 +115,9 @@ def main():
                 print(f"| {label}, {workload} | export failed | | | | | |", flush=True)
                 continue
             labels = list(dict.fromkeys(entry["config"] for entry in json.loads(exported)["table"]))
+            if not labels:
+                print(f"| {label}, {workload} | the policy's table is empty | | | | | |", flush=True)
+                continue
             with open(evaluation) as f:
                 shapes = [s for s in json.load(f)["shapes"] if s.get("confirmed") and s.get("oracle_config")]
             results = []
@@ -125,6 +135,8 @@ def main():
             print(row(f"{label}, {workload} ({len(labels)} labels)", results), flush=True)
     if pooled:
         print(row("**pooled**", pooled))
+    if out:
+        out.close()
 
 
 if __name__ == "__main__":

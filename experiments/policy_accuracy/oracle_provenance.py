@@ -4,13 +4,15 @@ policy? Measures nothing.
 
 usage: oracle_provenance.py [DIR]   (default: results/budgeted beside this script)
 Walks DIR for every `<w>_evaluate.json` with the campaign's database `<w>.jsonl` beside it and, at each held-out
-shape the evaluation confirmed, puts the oracle config in one of three groups: the label (best median of its ok
-records) of some tuned shape of the campaign; measured at some tuned shape but never a label; never measured.
+shape the evaluation confirmed, puts the oracle config in one of three groups: the best-recorded config (best
+median of its ok records) of some tuned shape of the campaign; measured at some tuned shape but never the
+best-recorded; never measured. (A "best-recorded" config is what one lucky record can make best; the policy's
+table holds noise-aware labels, which tie within the record noise — label_headroom.py reads those.)
 Prints the counts for the shapes where the policy's pick was within 5% of the oracle and where it was not. A miss
-whose oracle was a label elsewhere is one a better choice among the labels could have avoided; one whose oracle was
+whose oracle was best-recorded elsewhere is one a better choice could have avoided; one whose oracle was
 never measured only a search that finds it could (label_headroom.py measures the first kind directly). Then the
-same shapes by how many knobs the oracle config differs in from the nearest of the campaign's labels (0: it is a
-label; knob by knob over the config strings, whose runtime knobs campaigns leave at their defaults).
+same shapes by how many knobs the oracle config differs in from the nearest of the best-recorded configs (0: it is
+one; knob by knob over the config strings, whose runtime knobs campaigns leave at their defaults).
 """
 import collections
 import glob
@@ -19,11 +21,11 @@ import os
 import statistics
 import sys
 
-GROUPS = ("a tuned shape's label", "measured, never a label", "never measured")
+GROUPS = ("a tuned shape's best-recorded config", "measured, never best-recorded", "never measured")
 
 
 def campaign_configs(path):
-    """The labels of the database's shapes and every config it measured."""
+    """The best-recorded config of each of the database's shapes and every config it measured."""
     ratios = collections.defaultdict(lambda: collections.defaultdict(list))
     with open(path) as f:
         for line in f:
@@ -53,6 +55,8 @@ def main():
         if not os.path.exists(database):
             continue
         labels, measured = campaign_configs(database)
+        if not labels:
+            continue  # no ok record: nothing to place the oracle against
         with open(evaluation) as f:
             shapes = json.load(f)["shapes"]
         for shape in shapes:
@@ -71,7 +75,7 @@ def main():
         print(f"| {group} | {counts[(True, group)]} | {counts[(False, group)]} |")
     print(f"| all | {sum(v for (hit, _), v in counts.items() if hit)} | "
           f"{sum(v for (hit, _), v in counts.items() if not hit)} |")
-    print("\n| knobs from the oracle to the nearest label | policy within 5% | policy missed |")
+    print("\n| knobs from the oracle to the nearest best-recorded config | policy within 5% | policy missed |")
     print("|---|---|---|")
     for knobs in range(4):
         print(f"| {knobs if knobs < 3 else '3 or more'} | {apart[(True, knobs)]} | {apart[(False, knobs)]} |")

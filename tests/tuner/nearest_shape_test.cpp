@@ -28,6 +28,9 @@ TEST(NearestShapesTest, NearestTwoAreTheNearestAndTheNextInOrder) {
   EXPECT_EQ(shapes.NearestTwo({{"batch", 4}}), (std::pair<size_t, size_t>{1, 2}));  // 2 and 8 tie: the first first
   NearestShapes two({{{"batch", 16}}, {{"batch", 1}}});
   EXPECT_EQ(two.NearestTwo({{"batch", 1}}), (std::pair<size_t, size_t>{1, 0}));
+  NearestShapes one({{{"batch", 16}}});  // as documented: the second index is 1, out of range
+  EXPECT_EQ(one.NearestTwo({{"batch", 3}}), (std::pair<size_t, size_t>{0, 1}));
+  EXPECT_EQ(one.Nearest({{"batch", 3}}), 0u);
 }
 
 // Beyond the range: some dim below the smallest or above the largest value it takes among the shapes; a shape

@@ -765,6 +765,12 @@ TEST(PolicyModelTest, WithoutMembersTheConfidenceIsUnknown) {
   EXPECT_EQ(model->ConfidenceOf(dims.data(), decided.data()), -1.0);
 }
 
+// The index of `config` among the model's screened candidates (their count when it is not one of them).
+long CandidateIndex(const PolicyModel& model, const std::vector<uint32_t>& config) {
+  const auto& candidates = model.screened_candidates();
+  return static_cast<long>(std::find(candidates.begin(), candidates.end(), config) - candidates.begin());
+}
+
 // The neighbour incumbent (format version 6): away from the table, where the two nearest table entries share a
 // config, that config is kept unless beaten by the switch margin; elsewhere the file's incumbent. An entry at
 // exactly the dims does not count (Decide answers as if it were not in the table), nor a config the mask forbids.
@@ -784,19 +790,15 @@ TEST(PolicyModelTest, TheIncumbentIsTheConfigTheTwoNearestTunedShapesShare) {
   f.table[2].config = shared;  // batch 64
   f.table[3].config = other;   // batch 512
   f.switch_margin = 0.05f;
-  auto index_of = [](const PolicyModel& model, const std::vector<uint32_t>& config) {
-    const auto& candidates = model.screened_candidates();
-    return static_cast<long>(std::find(candidates.begin(), candidates.end(), config) - candidates.begin());
-  };
   {
     auto model = MustModel(f);  // without the flag: the file's incumbent everywhere
     ASSERT_TRUE(model);
-    for (int64_t batch : {20, 100}) EXPECT_EQ(model->IncumbentAt(&batch), index_of(*model, f.incumbent));
+    for (int64_t batch : {20, 100}) EXPECT_EQ(model->IncumbentAt(&batch), CandidateIndex(*model, f.incumbent));
   }
   f.neighbour_incumbent = true;
   auto model = MustModel(f);
   ASSERT_TRUE(model);
-  const long shared_index = index_of(*model, shared), file_index = index_of(*model, f.incumbent);
+  const long shared_index = CandidateIndex(*model, shared), file_index = CandidateIndex(*model, f.incumbent);
   for (int64_t batch : {12, 20, 40, 63}) EXPECT_EQ(model->IncumbentAt(&batch), shared_index) << "batch " << batch;
   // Nearest 512 and 64 (other, shared); nearest 2 and 8 (other, shared): no shared config; at 9, 8 and 2.
   for (int64_t batch : {300, 2048, 1, 3, 9}) EXPECT_EQ(model->IncumbentAt(&batch), file_index) << "batch " << batch;
@@ -823,8 +825,12 @@ TEST(PolicyModelTest, TheIncumbentIsTheConfigTheTwoNearestTunedShapesShare) {
       const bool keep = lead <= std::log1p(static_cast<double>(margin));
       std::vector<uint32_t> decided(g.knobs.size());
       m->Decide(&batch, decided.data());
-      if (best != incumbent && !keep) EXPECT_EQ(decided, screen.candidates[best]) << "batch " << batch;
-      if (keep) EXPECT_EQ(decided, shared) << "margin " << margin << " batch " << batch;
+      if (best != incumbent && !keep) {
+        EXPECT_EQ(decided, screen.candidates[best]) << "batch " << batch;
+      }
+      if (keep) {
+        EXPECT_EQ(decided, shared) << "margin " << margin << " batch " << batch;
+      }
       (margin > 0 ? kept_with_margin : kept_without) += decided == shared;
     }
   }
@@ -841,7 +847,7 @@ TEST(PolicyModelTest, TheIncumbentIsTheConfigTheTwoNearestTunedShapesShare) {
   auto masked_model = MustModel(masked);
   ASSERT_TRUE(masked_model);
   int64_t batch = 20;
-  EXPECT_EQ(masked_model->IncumbentAt(&batch), index_of(*masked_model, f.incumbent));
+  EXPECT_EQ(masked_model->IncumbentAt(&batch), CandidateIndex(*masked_model, f.incumbent));
 }
 
 // The neighbours' incumbent, two edges of its rule: a distance tie for second place is broken by table order, and a
@@ -866,10 +872,6 @@ TEST(PolicyModelTest, TheNeighbourIncumbentBreaksTiesByTableOrderAndClampsDimsTo
     *shared = configs[0];
     return f;
   };
-  auto index_of = [](const PolicyModel& model, const std::vector<uint32_t>& config) {
-    const auto& candidates = model.screened_candidates();
-    return static_cast<long>(std::find(candidates.begin(), candidates.end(), config) - candidates.begin());
-  };
   std::vector<uint32_t> shared;
   // Batch 32 (log2 5): 36 is nearest, 16 and 64 tie for second (distance 1 each). 36 and 16 share a config, 64
   // holds another: the entry listed first of the two tied decides.
@@ -877,14 +879,14 @@ TEST(PolicyModelTest, TheNeighbourIncumbentBreaksTiesByTableOrderAndClampsDimsTo
     auto model = MustModel(neighbour_policy(TestWorkload::kDlrmMlp, {{36}, {16}, {64}}, {0, 0, 1}, &shared));
     ASSERT_TRUE(model);
     int64_t batch = 32;
-    EXPECT_EQ(model->IncumbentAt(&batch), index_of(*model, shared)) << "16 is listed before 64";
+    EXPECT_EQ(model->IncumbentAt(&batch), CandidateIndex(*model, shared)) << "16 is listed before 64";
   }
   {
     PolicyFile f = neighbour_policy(TestWorkload::kDlrmMlp, {{36}, {64}, {16}}, {0, 1, 0}, &shared);
     auto model = MustModel(f);
     ASSERT_TRUE(model);
     int64_t batch = 32;
-    EXPECT_EQ(model->IncumbentAt(&batch), index_of(*model, f.incumbent)) << "64 is listed before 16";
+    EXPECT_EQ(model->IncumbentAt(&batch), CandidateIndex(*model, f.incumbent)) << "64 is listed before 16";
   }
   // bert_attention, batch in [1, 16], seq in [8, 512] (log2: [0, 4] and [3, 9]). Entries (16, 8) and (1, 8) share
   // a config, (16, 512) holds another. At batch 1024, seq 8 — batch counted as 16 — the nearest are (16, 8) and
@@ -896,9 +898,9 @@ TEST(PolicyModelTest, TheNeighbourIncumbentBreaksTiesByTableOrderAndClampsDimsTo
     auto model = MustModel(f);
     ASSERT_TRUE(model);
     const int64_t beyond[2] = {1024, 8}, inside[2] = {16, 300};
-    EXPECT_EQ(model->IncumbentAt(beyond), index_of(*model, shared)) << "batch 1024 counts as 16";
+    EXPECT_EQ(model->IncumbentAt(beyond), CandidateIndex(*model, shared)) << "batch 1024 counts as 16";
     // Inside the range, nearest (16, 512) then (16, 8): no shared config.
-    EXPECT_EQ(model->IncumbentAt(inside), index_of(*model, f.incumbent));
+    EXPECT_EQ(model->IncumbentAt(inside), CandidateIndex(*model, f.incumbent));
   }
   // Below the range: entries (16, 8) and (16, 16) share a config, (4, 8) holds another. At batch 16, seq 2 —
   // counted as 8 — the nearest are (16, 8) and (16, 16) (0 and 1, against 4): shared. Unclamped (log2 seq 1) they
@@ -909,7 +911,7 @@ TEST(PolicyModelTest, TheNeighbourIncumbentBreaksTiesByTableOrderAndClampsDimsTo
     auto model = MustModel(f);
     ASSERT_TRUE(model);
     const int64_t below[2] = {16, 2};
-    EXPECT_EQ(model->IncumbentAt(below), index_of(*model, shared)) << "seq 2 counts as 8";
+    EXPECT_EQ(model->IncumbentAt(below), CandidateIndex(*model, shared)) << "seq 2 counts as 8";
   }
 }
 
