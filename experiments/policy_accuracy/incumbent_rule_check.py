@@ -24,7 +24,7 @@ import sys
 import tempfile
 
 from calibration_check import workload_arg
-from tuned_answers_check import folder_environment, run, speedups_over_anchor
+from tuned_answers_check import folder_environment, parse_options, run, speedups_over_anchor
 
 
 def evaluation_path(folder, workload):
@@ -46,18 +46,8 @@ def decide(crmap, policy, dims):
 
 
 def main():
-    args = sys.argv[1:]
-    rounds, out_dir = 30, None
-    while args[:1] in (["--rounds"], ["--out"]):
-        if len(args) < 2:
-            sys.exit(f"{args[0]} needs a value\n" + __doc__)
-        if args[0] == "--rounds":
-            if not args[1].isdigit() or int(args[1]) < 6:
-                sys.exit("--rounds needs a whole number >= 6\n" + __doc__)
-            rounds = int(args[1])
-        else:
-            out_dir = args[1]
-        args = args[2:]
+    options, args = parse_options(sys.argv[1:], ("rounds", "out"), __doc__)
+    rounds, out_dir = options.get("rounds", 30), options.get("out")
     if len(args) < 2:
         sys.exit(__doc__)
     crmap, folders = args[0], args[1:]

@@ -27,7 +27,7 @@ import math
 import os
 import sys
 
-from tuned_answers_check import folder_environment, run, speedups_over_anchor
+from tuned_answers_check import folder_environment, parse_options, run, speedups_over_anchor
 
 METHODS = ("crmap policy (hook)", "static plan", "nearest tuned shape")
 
@@ -69,22 +69,9 @@ def row(name, results):
 
 
 def main():
-    args = sys.argv[1:]
-    rounds, only, out_path = 30, None, None
-    while args[:1] and args[0].startswith("--"):
-        if args[0] not in ("--rounds", "--workloads", "--out"):
-            sys.exit(f"unknown option {args[0]} (allowed: --rounds, --workloads, --out)\n" + __doc__)
-        if len(args) < 2:
-            sys.exit(f"{args[0]} needs a value\n" + __doc__)
-        if args[0] == "--rounds":
-            if not args[1].isdigit() or int(args[1]) < 6:
-                sys.exit("--rounds needs a whole number >= 6\n" + __doc__)
-            rounds = int(args[1])
-        elif args[0] == "--out":
-            out_path = args[1]
-        else:
-            only = set(args[1].split())
-        args = args[2:]
+    options, args = parse_options(sys.argv[1:], ("rounds", "workloads", "out"), __doc__)
+    rounds, out_path = options.get("rounds", 30), options.get("out")
+    only = set(options["workloads"].split()) if "workloads" in options else None
     if len(args) < 2:
         sys.exit(__doc__)
     crmap, folders = args[0], args[1:]

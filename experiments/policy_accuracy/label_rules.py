@@ -18,6 +18,8 @@ import os
 import statistics
 import sys
 
+from oracle_provenance import record_ratios
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -28,13 +30,8 @@ def records(folder, workload, cache={}):
         path = os.path.join(HERE, folder, workload + ".jsonl")
         if not os.path.exists(path):
             sys.exit(f"{path} is missing: the campaign's database must lie in the folder label_headroom.py measured")
-        by_shape = collections.defaultdict(lambda: collections.defaultdict(list))
-        with open(path) as f:
-            for line in f:
-                record = json.loads(line)
-                if record.get("status") == "ok" and "ratio_to_anchor" in record:
-                    shape = tuple(sorted(record["dims"].items()))
-                    by_shape[shape][record["config"]].append(-math.log(record["ratio_to_anchor"]["median"]))
+        by_shape = {shape: {config: [-math.log(r) for r in ratios] for config, ratios in configs.items()}
+                    for shape, configs in record_ratios(path).items()}
         cache[key] = by_shape
     return cache[key]
 

@@ -24,8 +24,9 @@ import sys
 GROUPS = ("a tuned shape's best-recorded config", "measured, never best-recorded", "never measured")
 
 
-def campaign_configs(path):
-    """The best-recorded config of each of the database's shapes and every config it measured."""
+def record_ratios(path):
+    """Per shape of a campaign database (its dims as sorted items), per config: the ratio to the anchor (the
+    config's latency over the default's, median of the record's rounds) of each ok record."""
     ratios = collections.defaultdict(lambda: collections.defaultdict(list))
     with open(path) as f:
         for line in f:
@@ -33,6 +34,12 @@ def campaign_configs(path):
             if record.get("status") == "ok" and "ratio_to_anchor" in record:
                 shape = tuple(sorted(record["dims"].items()))
                 ratios[shape][record["config"]].append(record["ratio_to_anchor"]["median"])
+    return ratios
+
+
+def campaign_configs(path):
+    """The best-recorded config of each of the database's shapes and every config it measured."""
+    ratios = record_ratios(path)
     labels = {min(configs, key=lambda c: statistics.median(configs[c])) for configs in ratios.values()}
     measured = {c for configs in ratios.values() for c in configs}
     return labels, measured

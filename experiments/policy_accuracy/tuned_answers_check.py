@@ -102,13 +102,26 @@ def measure(crmap, root, workload, dims, label, answer, rounds, env):
     return outcome[0]
 
 
+def parse_options(args, names, doc):
+    """Leading `--name value` options of `names` (each given at most once; --rounds a whole number >= 6, as an int)
+    and the arguments after them; exits with `doc` on an unknown option or a missing or bad value."""
+    options = {}
+    while args[:1] and args[0].startswith("--"):
+        name = args[0][2:]
+        if name not in names:
+            sys.exit(f"unknown option {args[0]} (allowed: {', '.join('--' + n for n in names)})\n" + doc)
+        if len(args) < 2:
+            sys.exit(f"{args[0]} needs a value\n" + doc)
+        if name == "rounds" and (not args[1].isdigit() or int(args[1]) < 6):
+            sys.exit("--rounds needs a whole number >= 6\n" + doc)
+        options[name] = int(args[1]) if name == "rounds" else args[1]
+        args = args[2:]
+    return options, args
+
+
 def main():
-    args = sys.argv[1:]
-    rounds = 30
-    if args[:1] == ["--rounds"]:
-        if len(args) < 2 or not args[1].isdigit() or int(args[1]) < 6:
-            sys.exit("--rounds needs a whole number >= 6\n" + __doc__)
-        rounds, args = int(args[1]), args[2:]
+    options, args = parse_options(sys.argv[1:], ("rounds",), __doc__)
+    rounds = options.get("rounds", 30)
     if len(args) < 2:
         sys.exit(__doc__)
     crmap, folders = args[0], args[1:]
