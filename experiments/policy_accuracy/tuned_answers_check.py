@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Measures the policy's own answers at its tuned shapes where they are not the table's label.
 
-usage: tuned_answers_check.py [--rounds N] CRMAP DIR [DIR ...]
+usage: tuned_answers_check.py [--rounds N] [--incumbent static|neighbours] CRMAP DIR [DIR ...]
 `crmap train` judges the policy's own answer at each tuned shape (PolicyModel::Decide, as if the shape were not in
 the table) against the campaign's records: within 5% of the best measured config, within the labels' tie band,
 or unknown where the answer was never measured there. Records are single samples of a noisy machine, so for every
 `<w>.jsonl` in each result folder of budgeted.sh this trains a policy with CRMAP (`<w>.tuned_check.policy` and
-its report `<w>_tuned_check_train.json`, kept and reused), and at each tuned shape whose answer is not the label
+its report `<w>_tuned_check_train.json`, kept and reused; with `--incumbent neighbours`, `crmap train --incumbent
+neighbours` into `<w>.tuned_check_neighbours.policy` and `<w>_tuned_check_neighbours_train.json`), and at each tuned shape whose answer is not the label
 measures both side by side (`crmap compare`, the label as anchor, N interleaved rounds, default 30) under the
 folder's ISA (version.txt's `environment:` line, e.g. ONEDNN_MAX_CPU_ISA=AVX2; a folder without version.txt is
 refused). Prints per folder and workload the train report's counts and each differing shape's records standing
@@ -49,12 +50,14 @@ def run(args, env=None):
         return None
 
 
-def train_report(crmap, root, folder, workload):
-    policy = os.path.join(folder, f"{workload}.tuned_check.policy")
-    report_path = os.path.join(folder, f"{workload}_tuned_check_train.json")
+def train_report(crmap, root, folder, workload, incumbent="static"):
+    suffix = "" if incumbent == "static" else "_" + incumbent
+    policy = os.path.join(folder, f"{workload}.tuned_check{suffix}.policy")
+    report_path = os.path.join(folder, f"{workload}_tuned_check{suffix}_train.json")
     if not os.path.exists(report_path) or not os.path.exists(policy):
+        rule = [] if incumbent == "static" else ["--incumbent", incumbent]  # builds before the flag lack it
         out = run([crmap, "train", "--db", os.path.join(folder, workload + ".jsonl"), "--workload",
-                   workload_arg(root, workload), "--out", policy, "--json"])
+                   workload_arg(root, workload), "--out", policy, "--json"] + rule)
         if out is None:
             return None
         with open(report_path, "w") as f:
@@ -120,8 +123,10 @@ def parse_options(args, names, doc):
 
 
 def main():
-    options, args = parse_options(sys.argv[1:], ("rounds",), __doc__)
-    rounds = options.get("rounds", 30)
+    options, args = parse_options(sys.argv[1:], ("rounds", "incumbent"), __doc__)
+    rounds, incumbent = options.get("rounds", 30), options.get("incumbent", "static")
+    if incumbent not in ("static", "neighbours"):
+        sys.exit(f"--incumbent takes static or neighbours, not {incumbent}\n" + __doc__)
     if len(args) < 2:
         sys.exit(__doc__)
     crmap, folders = args[0], args[1:]
@@ -137,7 +142,7 @@ def main():
             if not name.endswith(".jsonl"):
                 continue
             workload = name[: -len(".jsonl")]
-            report = train_report(crmap, root, folder, workload)
+            report = train_report(crmap, root, folder, workload, incumbent)
             if report is None:
                 print(f"| {os.path.basename(os.path.normpath(folder))} | {workload} | train failed | | | | |")
                 continue
