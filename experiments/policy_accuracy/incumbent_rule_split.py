@@ -18,19 +18,18 @@ import os
 import re
 import sys
 
+from calibration_check import beyond_tuned_range
+
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "budgeted")
 # "dims: static [interval] → neighbours [interval]"; an interval is absent where the build wrote none.
 PAIR = re.compile(r"([\w=,]+): ([\d.]+)(?: \[[\d.]+, [\d.]+\])? → ([\d.]+)(?: \[[\d.]+, [\d.]+\])?")
 
 
-def tuned_range(database):
-    low, high = {}, {}
+def tuned_table(database):
+    """The database's shapes as export's table entries ({"dims": ...}), each once: the policy's tuned shapes."""
     with open(database) as f:
-        for line in f:
-            for name, value in json.loads(line)["dims"].items():
-                low[name] = min(low.get(name, value), value)
-                high[name] = max(high.get(name, value), value)
-    return low, high
+        shapes = {tuple(sorted(json.loads(line)["dims"].items())) for line in f}
+    return [{"dims": dict(shape)} for shape in sorted(shapes)]
 
 
 def shapes_of(md):
@@ -45,10 +44,10 @@ def shapes_of(md):
             database = os.path.join(ROOT, folder, cells[1] + ".jsonl")
             if not os.path.exists(database):
                 sys.exit(f"{md}: {database} is missing (rows name folders under {ROOT})")
-            low, high = tuned_range(database)
+            table = tuned_table(database)
             for match in PAIR.finditer(cells[4]):
                 dims = {k: int(v) for k, v in (kv.split("=") for kv in match.group(1).split(","))}
-                beyond = any(v < low[k] or v > high[k] for k, v in dims.items() if k in low)
+                beyond = beyond_tuned_range({"dims": dims}, table)
                 rows.append((beyond, float(match.group(2)), float(match.group(3))))
     return rows
 

@@ -37,8 +37,9 @@ def records(folder, workload, cache={}):
 
 
 def distance(shape, dims):
-    names = set(dict(shape)) | set(dims)
-    return sum((math.log2(max(dict(shape).get(k, 1), 1)) - math.log2(max(dims.get(k, 1), 1))) ** 2 for k in names)
+    """Squared log2 distance over the asked dims, a dim the shape lacks counting as 1 (tuner/nearest_shape.h)."""
+    values = dict(shape)
+    return sum((math.log2(values.get(k, 1)) - math.log2(v)) ** 2 for k, v in dims.items())
 
 
 def by_records(row, k):
