@@ -10,7 +10,8 @@
 # Skipped here, all run by scripts/test.sh: the AVX2 twin suite (ctest label isa_avx2: the same crmap code as the
 # host half with oneDNN and LibTorch capped at AVX2; it would double the run time), hook_tsan (ThreadSanitizer,
 # which cannot combine with ASan; its target is built without ASan) and the libFuzzer targets (clang-built with
-# ASan + UBSan of their own; CRMAP_CLANGXX empty leaves them out of this build).
+# ASan + UBSan of their own; CRMAP_CLANGXX empty leaves them out of this build) and the experiment scripts' Python
+# tests (ctest label experiment_scripts: no instrumented code runs in them).
 # usage: scripts/test_sanitized.sh [CTEST_ARGS...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,7 +40,7 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWI
 cmake --build "$build" -j"$(nproc)" || status=$?
 built=$SECONDS
 if [ "$status" -eq 0 ]; then
-  ctest --test-dir "$build" --output-on-failure -j"$(nproc)" -LE isa_avx2 -E '^hook_tsan$' "$@" || status=$?
+  ctest --test-dir "$build" --output-on-failure -j"$(nproc)" -LE 'isa_avx2|experiment_scripts' -E '^hook_tsan$' "$@" || status=$?
 fi
 echo "test_sanitized: build $((built - start)) s, tests $((SECONDS - built)) s" >&2
 

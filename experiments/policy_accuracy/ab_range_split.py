@@ -17,6 +17,8 @@ import os
 import re
 import sys
 
+from shape_rules import beyond_range
+
 METHODS = [("A", "compared policy (hook)"), ("B", "crmap policy (hook)"), ("nearest (B)", "nearest tuned shape")]
 MAX_BYTES = 64 << 20
 
@@ -26,14 +28,6 @@ def load(path):
         raise ValueError(f"{path} is larger than {MAX_BYTES} bytes")
     with open(path) as f:
         return json.load(f)
-
-
-def beyond(dims, tuned):
-    for name, value in dims.items():
-        values = [shape[name] for shape in tuned if name in shape]
-        if values and (value < min(values) or value > max(values)):
-            return True
-    return False
 
 
 def main(argv):
@@ -46,17 +40,19 @@ def main(argv):
     if not evaluations:
         print(f"no b_seed*/<workload>_evaluate.json in {out}: run ab_campaigns.sh first", file=sys.stderr)
         return 2
+    reading = out  # the file being read, for the message
     try:
         for path in evaluations:
             seed = re.search(r"b_seed(\d+)", path).group(1)
             workload = os.path.basename(path)[: -len("_evaluate.json")]
-            train = load(os.path.join(out, f"a_seed{seed}", f"{workload}_train.json"))
-            tuned = [shape["dims"] for shape in train["tuned_shapes"]]
+            reading = os.path.join(out, f"a_seed{seed}", f"{workload}_train.json")
+            tuned = [shape["dims"] for shape in load(reading)["tuned_shapes"]]
+            reading = path
             for shape in load(path)["shapes"]:
-                side = "beyond" if beyond(shape["dims"], tuned) else "inside"
+                side = "beyond" if beyond_range(shape["dims"], tuned) else "inside"
                 rows[(workload, side)].append([shape[key]["oracle_ratio"] for _, key in METHODS])
     except (OSError, ValueError, KeyError, TypeError) as error:
-        print(f"cannot read {out}: {error!r}", file=sys.stderr)
+        print(f"cannot read {reading}: {error!r}", file=sys.stderr)
         return 2
     print("| workload | held-out shapes vs A's tuned range | " + " | ".join(
         f"{name}: within 5%, geo-mean" for name, _ in METHODS) + " |")

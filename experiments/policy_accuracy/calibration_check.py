@@ -22,6 +22,8 @@ import os
 import subprocess
 import sys
 
+from shape_rules import beyond_range
+
 HELD_OUT = {"qwen2_mlp", "mobilenet_v2_block", "dlrm_bottom_mlp"}
 BANDS = [(0.0, 0.5), (0.5, 0.8), (0.8, 1.0001)]
 
@@ -40,11 +42,7 @@ def beyond_tuned_range(shape, table):
     files from before it, the same rule (tuner/nearest_shape.h: BeyondRangeOf) over export's table."""
     if "beyond_tuned_range" in shape:
         return shape["beyond_tuned_range"]
-    for name, value in shape["dims"].items():
-        values = [e["dims"][name] for e in table if name in e["dims"]]
-        if values and (value < min(values) or value > max(values)):
-            return True
-    return False
+    return beyond_range(shape["dims"], [entry["dims"] for entry in table])
 
 
 def brier(rows):

@@ -19,13 +19,16 @@ import statistics
 import sys
 
 from oracle_provenance import record_ratios
+from shape_rules import log2_distance
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+_records_by_campaign = {}  # (folder, workload) -> records(): each database read once
 
 
-def records(folder, workload, cache={}):
+def records(folder, workload):
     """Per tuned shape (sorted dims items), per config: the log speedups of its ok records."""
     key = (folder, workload)
+    cache = _records_by_campaign
     if key not in cache:
         path = os.path.join(HERE, folder, workload + ".jsonl")
         if not os.path.exists(path):
@@ -37,9 +40,8 @@ def records(folder, workload, cache={}):
 
 
 def distance(shape, dims):
-    """Squared log2 distance over the asked dims, a dim the shape lacks counting as 1 (tuner/nearest_shape.h)."""
-    values = dict(shape)
-    return sum((math.log2(values.get(k, 1)) - math.log2(v)) ** 2 for k, v in dims.items())
+    """From a tuned shape (sorted dims items) to the asked dims (shape_rules.log2_distance)."""
+    return log2_distance(dict(shape), dims)
 
 
 def by_records(row, k):

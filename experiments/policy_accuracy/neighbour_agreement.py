@@ -18,6 +18,8 @@ import math
 import os
 import sys
 
+from shape_rules import log2_distance
+
 
 def summary(name, ratios):
     if not ratios:
@@ -46,12 +48,8 @@ def main():
         for shape in shapes:
             if "crmap policy (hook)" not in shape or "nearest tuned shape" not in shape:
                 continue
-            dims = shape["dims"]
-
-            def distance(entry):
-                return sum((math.log2(entry["dims"].get(k, 1)) - math.log2(v)) ** 2 for k, v in dims.items())
-
-            nearest = sorted(tuned, key=distance)  # stable: the first of equals first
+            # stable: the first of equals first
+            nearest = sorted(tuned, key=lambda entry: log2_distance(entry["dims"], shape["dims"]))
             rows.append((nearest[0]["label"] == nearest[1]["label"], shape["crmap policy (hook)"]["oracle_ratio"],
                          shape["nearest tuned shape"]["oracle_ratio"]))
     if not rows:

@@ -1,0 +1,47 @@
+"""Tests of experiments/policy_accuracy/ab_range_split.py (reads an ab_campaigns.sh folder)."""
+import contextlib
+import io
+import unittest
+
+from script_test_support import ScriptTest  # first: puts the scripts on the import path
+
+import ab_range_split  # noqa: E402
+
+
+def shape(batch, a, b, nearest):
+    return {"dims": {"batch": batch}, "compared policy (hook)": {"oracle_ratio": a},
+            "crmap policy (hook)": {"oracle_ratio": b}, "nearest tuned shape": {"oracle_ratio": nearest}}
+
+
+class MainTest(ScriptTest):
+    def main(self, argv):
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = ab_range_split.main(argv)
+        return code, out.getvalue(), err.getvalue()
+
+    def test_held_out_shapes_split_by_as_tuned_range_over_seeds(self):
+        for seed in (1, 2):
+            self.write(f"a_seed{seed}/w_train.json", {"tuned_shapes": [{"dims": {"batch": 4}}, {"dims": {"batch": 16}}]})
+        self.write("b_seed1/w_evaluate.json", {"shapes": [shape(8, 0.90, 1.00, 0.96), shape(64, 0.80, 0.97, 0.5)]})
+        self.write("b_seed2/w_evaluate.json", {"shapes": [shape(2, 1.00, 0.94, 1.0)]})
+        code, out, _ = self.main(["ab_range_split.py", self.dir])
+        self.assertEqual(code, 0)
+        self.assertIn("| w | beyond (2) | 1 of 2, 0.894 | 1 of 2, 0.955 | 1 of 2, 0.707 |", out)
+        self.assertIn("| w | inside (1) | 0 of 1, 0.900 | 1 of 1, 1.000 | 1 of 1, 0.960 |", out)
+
+    def test_a_missing_or_malformed_file_is_exit_two_naming_it(self):
+        code, _, err = self.main(["ab_range_split.py", self.dir])
+        self.assertEqual(code, 2)
+        self.assertIn("run ab_campaigns.sh first", err)
+        self.write("b_seed1/w_evaluate.json", {"shapes": [shape(8, 0.9, 1.0, 1.0)]})
+        code, _, err = self.main(["ab_range_split.py", self.dir])
+        self.assertEqual(code, 2)
+        self.assertIn("a_seed1/w_train.json", err)
+        self.write("a_seed1/w_train.json", "{truncated")
+        self.assertEqual(self.main(["ab_range_split.py", self.dir])[0], 2)
+        self.assertEqual(self.main(["ab_range_split.py"])[0], 2)
+
+
+if __name__ == "__main__":
+    unittest.main()
