@@ -41,7 +41,8 @@ def main():
     for seed, seed_dir in seed_dirs:
         version = os.path.join(seed_dir, "version.txt")
         if not host and os.path.exists(version):
-            host = next((line.strip() for line in open(version) if line.startswith("host:")), "")
+            with open(version) as f:
+                host = next((line.strip() for line in f if line.startswith("host:")), "")
         for path in sorted(glob.glob(os.path.join(seed_dir, "*_evaluate.json"))):
             workload = os.path.basename(path)[: -len("_evaluate.json")]
             with open(path) as f:

@@ -21,13 +21,19 @@ def load(path):
 
 
 def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
     out, held_out = sys.argv[1], sys.argv[2].split()
+    for name in ("budgets.txt", "protocol.txt"):
+        if not os.path.isfile(os.path.join(out, name)):
+            sys.exit(f"{os.path.join(out, name)} is missing: OUT_DIR is a folder budgeted.sh wrote\n" + __doc__)
     budgets = {}
     with open(os.path.join(out, "budgets.txt")) as f:
         for line in f:
             name, plan, budget = line.split()
             budgets[name] = (int(plan), int(budget))
-    protocol = open(os.path.join(out, "protocol.txt")).read().strip()
+    with open(os.path.join(out, "protocol.txt")) as f:
+        protocol = f.read().strip()
     tuned_in_protocol = int(re.search(r"x (\d+) tuned shapes", protocol).group(1))
     print(f"{protocol}\n")
     for title, names in (("held-out workloads", [n for n in held_out if n in budgets]),
