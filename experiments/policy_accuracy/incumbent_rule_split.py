@@ -18,18 +18,18 @@ import os
 import re
 import sys
 
-from calibration_check import beyond_tuned_range
+from shape_rules import beyond_range
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "budgeted")
 # "dims: static [interval] → neighbours [interval]"; an interval is absent where the build wrote none.
 PAIR = re.compile(r"([\w=,]+): ([\d.]+)(?: \[[\d.]+, [\d.]+\])? → ([\d.]+)(?: \[[\d.]+, [\d.]+\])?")
 
 
-def tuned_table(database):
-    """The database's shapes as export's table entries ({"dims": ...}), each once: the policy's tuned shapes."""
+def tuned_shapes(database):
+    """The database's shapes' dims, each once: the policy's tuned shapes."""
     with open(database) as f:
         shapes = {tuple(sorted(json.loads(line)["dims"].items())) for line in f}
-    return [{"dims": dict(shape)} for shape in sorted(shapes)]
+    return [dict(shape) for shape in sorted(shapes)]
 
 
 def shapes_of(md):
@@ -44,10 +44,10 @@ def shapes_of(md):
             database = os.path.join(ROOT, folder, cells[1] + ".jsonl")
             if not os.path.exists(database):
                 sys.exit(f"{md}: {database} is missing (rows name folders under {ROOT})")
-            table = tuned_table(database)
+            tuned = tuned_shapes(database)
             for match in PAIR.finditer(cells[4]):
                 dims = {k: int(v) for k, v in (kv.split("=") for kv in match.group(1).split(","))}
-                beyond = beyond_tuned_range({"dims": dims}, table)
+                beyond = beyond_range(dims, tuned)
                 rows.append((beyond, float(match.group(2)), float(match.group(3))))
     return rows
 

@@ -8,7 +8,7 @@ given it, relative to experiments/policy_accuracy), whose `<w>.jsonl` holds the 
 each rule, the shapes within 5% of the oracle and the geometric mean of the oracle ratios: the policy, the static
 plan and the nearest tuned shape (their measured picks), the best label at each shape (an upper bound), and
 "records, k nearest": the label whose recorded log speedup, the median of its records at each of the k tuned
-shapes nearest the held-out shape (squared log2 distance) weighted by 1 / (0.001 + distance), is highest (a label
+shapes nearest the held-out shape (squared log2 distance) weighted by 1 / (0.001 + its square root), is highest (a label
 with no record at those shapes is never chosen unless none has one).
 """
 import collections
@@ -28,15 +28,14 @@ _records_by_campaign = {}  # (folder, workload) -> records(): each database read
 def records(folder, workload):
     """Per tuned shape (sorted dims items), per config: the log speedups of its ok records."""
     key = (folder, workload)
-    cache = _records_by_campaign
-    if key not in cache:
+    if key not in _records_by_campaign:
         path = os.path.join(HERE, folder, workload + ".jsonl")
         if not os.path.exists(path):
             sys.exit(f"{path} is missing: the campaign's database must lie in the folder label_headroom.py measured")
         by_shape = {shape: {config: [-math.log(r) for r in ratios] for config, ratios in configs.items()}
                     for shape, configs in record_ratios(path).items()}
-        cache[key] = by_shape
-    return cache[key]
+        _records_by_campaign[key] = by_shape
+    return _records_by_campaign[key]
 
 
 def distance(shape, dims):

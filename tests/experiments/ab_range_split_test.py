@@ -39,7 +39,9 @@ class MainTest(ScriptTest):
         self.assertEqual(code, 2)
         self.assertIn("a_seed1/w_train.json", err)
         self.write("a_seed1/w_train.json", "{truncated")
-        self.assertEqual(self.main(["ab_range_split.py", self.dir])[0], 2)
+        code, _, err = self.main(["ab_range_split.py", self.dir])
+        self.assertEqual(code, 2)
+        self.assertIn("a_seed1/w_train.json", err)
         self.assertEqual(self.main(["ab_range_split.py"])[0], 2)
 
 
