@@ -11,25 +11,15 @@ ratio. Exit 2 when OUT_DIR holds no evaluation or a file is missing or malformed
 """
 import collections
 import glob
-import json
 import math
 import os
 import re
 import sys
 
+from result_files import load_json
 from shape_rules import beyond_range
 
 METHODS = [("A", "compared policy (hook)"), ("B", "crmap policy (hook)"), ("nearest (B)", "nearest tuned shape")]
-MAX_BYTES = 64 << 20
-
-
-def load(path):
-    if os.path.getsize(path) > MAX_BYTES:
-        raise ValueError(f"{path} is larger than {MAX_BYTES} bytes")
-    with open(path) as f:
-        return json.load(f)
-
-
 def main(argv):
     if len(argv) != 2:
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
@@ -46,9 +36,9 @@ def main(argv):
             seed = re.search(r"b_seed(\d+)", path).group(1)
             workload = os.path.basename(path)[: -len("_evaluate.json")]
             reading = os.path.join(out, f"a_seed{seed}", f"{workload}_train.json")
-            tuned = [shape["dims"] for shape in load(reading)["tuned_shapes"]]
+            tuned = [shape["dims"] for shape in load_json(reading)["tuned_shapes"]]
             reading = path
-            for shape in load(path)["shapes"]:
+            for shape in load_json(path)["shapes"]:
                 side = "beyond" if beyond_range(shape["dims"], tuned) else "inside"
                 rows[(workload, side)].append([shape[key]["oracle_ratio"] for _, key in METHODS])
     except (OSError, ValueError, KeyError, TypeError) as error:

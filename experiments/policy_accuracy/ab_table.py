@@ -11,11 +11,12 @@ seeds: mean CTMA, the geometric mean of the geo-means, the worst shape of all, B
 geo-mean was ahead, level (within 1%) or behind.
 """
 import glob
-import json
 import math
 import os
 import re
 import sys
+
+from result_files import load_json
 
 POLICY_B, POLICY_A = "crmap policy (hook)", "compared policy (hook)"
 
@@ -45,8 +46,10 @@ def main():
                 host = next((line.strip() for line in f if line.startswith("host:")), "")
         for path in sorted(glob.glob(os.path.join(seed_dir, "*_evaluate.json"))):
             workload = os.path.basename(path)[: -len("_evaluate.json")]
-            with open(path) as f:
-                report = json.load(f)
+            try:
+                report = load_json(path)
+            except ValueError as error:
+                sys.exit(str(error))
             methods = {m["method"]: m for m in report["methods"]}
             if POLICY_A not in methods:
                 sys.exit(f"{path} holds no '{POLICY_A}': was it evaluated by ab_campaigns.sh or ab_training.sh?")

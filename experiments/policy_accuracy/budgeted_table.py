@@ -10,14 +10,10 @@ an evaluate with a confirmation run) the shapes clearly within / clearly missed,
 geo-mean (against the oracle in the run that chose it, biased low). Closes with the targets of issue 12.
 """
 import re
-import json
 import os
 import sys
 
-
-def load(path):
-    with open(path) as f:
-        return json.load(f)
+from result_files import load_json
 
 
 def main():
@@ -50,7 +46,10 @@ def main():
             if not (os.path.exists(train_path) and os.path.exists(eval_path)):
                 print(f"| {name} | | | | (not evaluated yet) | | | | | |")
                 continue
-            train, evaluation = load(train_path), load(eval_path)
+            try:
+                train, evaluation = load_json(train_path), load_json(eval_path)
+            except ValueError as error:
+                sys.exit(str(error))
             plan, budget = budgets[name]
             tuned = train["shapes"]
             reproduced = f"{train['policy_agrees_with_table']} of {tuned}"
@@ -66,7 +65,10 @@ def main():
             spent = f"{budget} ({100.0 * budget / (plan * tuned_in_protocol):.0f}%)"
             explore_path = os.path.join(out, f"{name}_explore_tune.json")
             if os.path.exists(explore_path):
-                explore = load(explore_path)
+                try:
+                    explore = load_json(explore_path)
+                except ValueError as error:
+                    sys.exit(str(error))
                 spent += f", {explore['measured_now']} on {len(explore['shapes'])} suggested shapes"
             head = [name, str(plan), spent, reproduced]
             for i, method in enumerate(evaluation["methods"]):

@@ -37,6 +37,9 @@ class MainTest(ScriptTest):
         self.write("b_seed1/w_evaluate.json", {"methods": [method("crmap policy (hook)", 1, 1, 1)]})
         code, _ = self.run_main(ab_table, ["ab_table.py", self.dir])
         self.assertIn("holds no 'compared policy (hook)'", code)
+        self.write("b_seed1/w_evaluate.json", '{"methods": [')
+        code, _ = self.run_main(ab_table, ["ab_table.py", self.dir])
+        self.assertIn("b_seed1/w_evaluate.json: not JSON", code)
 
 
 if __name__ == "__main__":

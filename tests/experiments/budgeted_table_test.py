@@ -32,6 +32,12 @@ class MainTest(ScriptTest):
                       "5 of 6 (2 unmeasured) | crmap policy (hook) | 88% | 0.984 | 0.900 | 7 / 1 | 50%, 0.900 |", out)
         self.assertIn("|  |  |  |  | static plan | 50% | 0.950 | 0.800 | 7 / 1 | 50%, 0.900 |", out)
 
+    def test_a_truncated_report_is_named(self):
+        self.folder()
+        self.write("dlrm_mlp_evaluate.json", '{"confirm_rounds": 30, "methods": [')
+        code, _ = self.run_main(budgeted_table, ["budgeted_table.py", self.dir, ""])
+        self.assertIn("dlrm_mlp_evaluate.json: not JSON", code)
+
     def test_a_folder_budgeted_sh_did_not_write_is_refused(self):
         code, _ = self.run_main(budgeted_table, ["budgeted_table.py", self.dir, ""])
         self.assertIn("budgets.txt is missing", code)

@@ -1,5 +1,4 @@
 """Tests of experiments/policy_accuracy/incumbent_rule_split.py (reads incumbent_rule_check.py's tables)."""
-import os
 import unittest
 from unittest import mock
 

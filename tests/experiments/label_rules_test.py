@@ -1,5 +1,4 @@
 """Tests of experiments/policy_accuracy/label_rules.py (scores rules on stored measurements)."""
-import json
 import unittest
 
 from script_test_support import ScriptTest, record  # first: puts the scripts on the import path

@@ -1,0 +1,19 @@
+"""Reading the JSON files the experiments write (train reports, evaluations), for the scripts that tabulate them.
+
+load_json: the file's JSON, or ValueError naming the file when it is larger than the cap or not JSON (OSError as
+open raises it, naming the file).
+"""
+import json
+import os
+
+MAX_BYTES = 64 << 20  # a train report or evaluation of this project is well under 1 MiB
+
+
+def load_json(path, max_bytes=MAX_BYTES):
+    if os.path.getsize(path) > max_bytes:
+        raise ValueError(f"{path} is larger than {max_bytes} bytes")
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path}: not JSON ({error})") from None

@@ -1,0 +1,23 @@
+"""Tests of experiments/policy_accuracy/result_files.py."""
+import unittest
+
+from script_test_support import ScriptTest  # first: puts the scripts on the import path
+
+from result_files import load_json  # noqa: E402
+
+
+class LoadJsonTest(ScriptTest):
+    def test_the_files_json(self):
+        self.assertEqual(load_json(self.write("f/r.json", {"shapes": [1]})), {"shapes": [1]})
+
+    def test_a_truncated_or_too_large_file_is_named(self):
+        path = self.write("f/r.json", '{"shapes": [1')
+        with self.assertRaisesRegex(ValueError, r"f/r\.json: not JSON"):
+            load_json(path)
+        path = self.write("f/big.json", {"shapes": list(range(100))})
+        with self.assertRaisesRegex(ValueError, r"f/big\.json is larger than 100 bytes"):
+            load_json(path, max_bytes=100)
+
+
+if __name__ == "__main__":
+    unittest.main()
