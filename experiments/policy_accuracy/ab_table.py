@@ -16,7 +16,7 @@ import os
 import re
 import sys
 
-from result_files import load_json
+from result_files import load_json_or_exit
 
 POLICY_B, POLICY_A = "crmap policy (hook)", "compared policy (hook)"
 
@@ -46,10 +46,7 @@ def main():
                 host = next((line.strip() for line in f if line.startswith("host:")), "")
         for path in sorted(glob.glob(os.path.join(seed_dir, "*_evaluate.json"))):
             workload = os.path.basename(path)[: -len("_evaluate.json")]
-            try:
-                report = load_json(path)
-            except ValueError as error:
-                sys.exit(str(error))
+            report = load_json_or_exit(path)
             methods = {m["method"]: m for m in report["methods"]}
             if POLICY_A not in methods:
                 sys.exit(f"{path} holds no '{POLICY_A}': was it evaluated by ab_campaigns.sh or ab_training.sh?")

@@ -13,7 +13,7 @@ import re
 import os
 import sys
 
-from result_files import load_json
+from result_files import load_json_or_exit
 
 
 def main():
@@ -46,10 +46,7 @@ def main():
             if not (os.path.exists(train_path) and os.path.exists(eval_path)):
                 print(f"| {name} | | | | (not evaluated yet) | | | | | |")
                 continue
-            try:
-                train, evaluation = load_json(train_path), load_json(eval_path)
-            except ValueError as error:
-                sys.exit(str(error))
+            train, evaluation = load_json_or_exit(train_path), load_json_or_exit(eval_path)
             plan, budget = budgets[name]
             tuned = train["shapes"]
             reproduced = f"{train['policy_agrees_with_table']} of {tuned}"
@@ -65,10 +62,7 @@ def main():
             spent = f"{budget} ({100.0 * budget / (plan * tuned_in_protocol):.0f}%)"
             explore_path = os.path.join(out, f"{name}_explore_tune.json")
             if os.path.exists(explore_path):
-                try:
-                    explore = load_json(explore_path)
-                except ValueError as error:
-                    sys.exit(str(error))
+                explore = load_json_or_exit(explore_path)
                 spent += f", {explore['measured_now']} on {len(explore['shapes'])} suggested shapes"
             head = [name, str(plan), spent, reproduced]
             for i, method in enumerate(evaluation["methods"]):

@@ -1,10 +1,11 @@
 """Reading the JSON files the experiments write (train reports, evaluations), for the scripts that tabulate them.
 
 load_json: the file's JSON, or ValueError naming the file when it is larger than the cap or not JSON (OSError as
-open raises it, naming the file).
+open raises it, naming the file). load_json_or_exit: the same, ending the script with that message instead.
 """
 import json
 import os
+import sys
 
 MAX_BYTES = 64 << 20  # a train report or evaluation of this project is well under 1 MiB
 
@@ -17,3 +18,10 @@ def load_json(path, max_bytes=MAX_BYTES):
             return json.load(f)
     except json.JSONDecodeError as error:
         raise ValueError(f"{path}: not JSON ({error})") from None
+
+
+def load_json_or_exit(path, max_bytes=MAX_BYTES):
+    try:
+        return load_json(path, max_bytes)
+    except ValueError as error:
+        sys.exit(str(error))
