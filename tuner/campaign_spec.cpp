@@ -5,6 +5,7 @@
 #include "common/json_fields.h"
 #include "datasets/distribution.h"
 #include "datasets/shape_cover.h"
+#include "datasets/shape_quantiles.h"
 
 namespace crmap {
 
@@ -92,7 +93,7 @@ Result<CampaignSpec> ParseCampaignSpec(const std::string& text, const std::strin
     auto choice = ParseShapeChoice(*choice_text);
     if (!choice.ok()) return context(choice.status().WithContext(where + ": shape_choice"));
     if (*num < 1 || *num > 1000) return context(Status::InvalidArgument(where + ": num_shapes must be in [1, 1000]"));
-    if (*choice != ShapeChoice::kDraws && *num > static_cast<int64_t>(kMaxCoveringShapes))
+    if (IsCover(*choice) && *num > static_cast<int64_t>(kMaxCoveringShapes))
       return context(Status::InvalidArgument(where + ": num_shapes must be in [1, " +
                                              std::to_string(kMaxCoveringShapes) + "] with shape_choice " +
                                              ShapeChoiceName(*choice)));
@@ -113,6 +114,7 @@ const char* ShapeChoiceName(ShapeChoice choice) {
   switch (choice) {
     case ShapeChoice::kCover: return "cover";
     case ShapeChoice::kEdges: return "edges";
+    case ShapeChoice::kQuantiles: return "quantiles";
     case ShapeChoice::kDraws: break;
   }
   return "draws";
@@ -122,9 +124,11 @@ Result<ShapeChoice> ParseShapeChoice(const std::string& text) {
   if (text == "draws") return ShapeChoice::kDraws;
   if (text == "cover") return ShapeChoice::kCover;
   if (text == "edges") return ShapeChoice::kEdges;
+  if (text == "quantiles") return ShapeChoice::kQuantiles;
   return Status::InvalidArgument("shape choice '" + text +
                                  "' is unknown; allowed: draws (distinct draws from the distribution), cover (shapes "
-                                 "that cover its support), edges (each dim's extremes of the support, then a cover)");
+                                 "that cover its support), edges (each dim's extremes of the support, then a cover), quantiles "
+                                 "(one shape per equal share of the distribution's mass)");
 }
 
 Result<std::vector<Dims>> ResolveShapes(const Workload& workload, const std::string& shapes, size_t num_shapes,
@@ -145,7 +149,9 @@ Result<std::vector<Dims>> ResolveShapes(const Workload& workload, const std::str
     return out;
   }
   CRMAP_ASSIGN_OR_RETURN(ShapeDistribution distribution, LoadDistribution(shapes, workload));
-  if (choice != ShapeChoice::kDraws) {
+  if (choice == ShapeChoice::kQuantiles) {
+    out = QuantileShapes(distribution, num_shapes, seed);
+  } else if (IsCover(choice)) {
     if (num_shapes > kMaxCoveringShapes)
       return Status::InvalidArgument("num_shapes (--num-shapes) " + std::to_string(num_shapes) + " with shape choice " +
                                      ShapeChoiceName(choice) + ": a cover takes at most " +

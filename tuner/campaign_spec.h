@@ -15,11 +15,14 @@ namespace crmap {
 
 // How a task's shapes come from a distribution: kDraws samples them (distinct draws: the likely shapes, seldom
 // the rare large ones); kCover chooses shapes that cover its support (CoveringShapes, datasets/shape_cover.h);
-// kEdges takes each dim's smallest and largest shape of the support first, then covers (EdgesFirstShapes).
-enum class ShapeChoice { kDraws, kCover, kEdges };
+// kEdges takes each dim's smallest and largest shape of the support first, then covers (EdgesFirstShapes);
+// kQuantiles takes one shape per equal share of the distribution's mass (QuantileShapes, datasets/shape_quantiles.h).
+enum class ShapeChoice { kDraws, kCover, kEdges, kQuantiles };
 
-// "draws", "cover" or "edges".
+// "draws", "cover", "edges" or "quantiles".
 const char* ShapeChoiceName(ShapeChoice choice);
+// kCover and kEdges: the choices that search a pool for a cover (at most kMaxCoveringShapes shapes).
+inline bool IsCover(ShapeChoice choice) { return choice == ShapeChoice::kCover || choice == ShapeChoice::kEdges; }
 // InvalidArgument names the text and what is allowed.
 Result<ShapeChoice> ParseShapeChoice(const std::string& text);
 

@@ -32,7 +32,7 @@
 # usage: experiments/policy_accuracy/budgeted.sh [--workloads LIST] [--isa host|avx2] [--out DIR]
 #   (default workloads: the held-out set, then the five built-ins)
 #   [--rounds N]  env: SHARE=0.10 TUNED=8 HELD_OUT=8 AGENT=rl SEED=1 OBJECTIVE=median BASELINE_CRMAP= STOP_AFTER=
-#                      EXPLORE=0 SUGGEST=4 COMPARE_WITH= SHAPE_CHOICE=draws|cover|edges CAMPAIGN_SHAPES=TUNED RECHECK=0
+#                      EXPLORE=0 SUGGEST=4 COMPARE_WITH= SHAPE_CHOICE=draws|cover|edges|quantiles CAMPAIGN_SHAPES=TUNED RECHECK=0
 #                      TUNE_ROUNDS= (interleaved rounds per campaign measurement; empty: crmap tune's default —
 #                      10 at OBJECTIVE=median, 100 / 500 at p95 / p99, which also refuse fewer)
 set -euo pipefail
@@ -48,7 +48,8 @@ explore=${EXPLORE:-0}; suggest_count=${SUGGEST:-4}; compare_with=${COMPARE_WITH:
 shape_choice=${SHAPE_CHOICE:-draws}
 campaign_shapes=${CAMPAIGN_SHAPES:-$tuned}
 [[ "$campaign_shapes" =~ ^[1-9][0-9]*$ ]] || { echo "CAMPAIGN_SHAPES must be a whole number >= 1" >&2; exit 2; }
-case "$shape_choice" in draws|cover|edges) ;; *) echo "SHAPE_CHOICE must be draws, cover or edges" >&2; exit 2 ;; esac
+case "$shape_choice" in draws|cover|edges|quantiles) ;;
+  *) echo "SHAPE_CHOICE must be draws, cover, edges or quantiles" >&2; exit 2 ;; esac
 shape_choice_args=()  # draws is every build's default; builds before the flag (ab_campaigns.sh's CRMAP_A) lack it
 [ "$shape_choice" = draws ] || shape_choice_args=(--shape-choice "$shape_choice")
 recheck=${RECHECK:-0}

@@ -69,6 +69,14 @@ TEST(CampaignSpecTest, ShapesCoverADistributionWhenAsked) {
   EXPECT_NE(too_many_edges.status().message().find("shape choice edges: a cover takes at most 64"),
             std::string::npos)
       << too_many_edges.status().message();
+  auto quantiles = ResolveShapes(workload, "bert_ffn_chat", 5, 3, ShapeChoice::kQuantiles);
+  ASSERT_TRUE(quantiles.ok()) << quantiles.status().ToString();
+  EXPECT_EQ(quantiles->size(), 5u);
+  EXPECT_NE(*quantiles, *covering);
+  EXPECT_NE(*quantiles, *ResolveShapes(workload, "bert_ffn_chat", 5, 3, ShapeChoice::kDraws));
+  auto many_quantiles = ResolveShapes(workload, "bert_ffn_chat", kMaxCoveringShapes + 1, 3, ShapeChoice::kQuantiles);
+  ASSERT_TRUE(many_quantiles.ok()) << "quantiles search no pool: no cover's cap";
+  EXPECT_EQ(many_quantiles->size(), kMaxCoveringShapes + 1);
   // A list is taken as listed whatever the choice.
   auto listed = ResolveShapes(workload, "tokens=7", 5, 3, ShapeChoice::kCover);
   ASSERT_TRUE(listed.ok()) << listed.status().ToString();
@@ -79,12 +87,15 @@ TEST(CampaignSpecTest, ATaskNamesItsShapeChoice) {
   auto spec = ParseCampaignSpec(R"({"format": "crmap.campaign/1", "tasks": [
       {"workload": "bert_ffn", "shapes": "bert_ffn_chat", "shape_choice": "cover"},
       {"workload": "bert_ffn", "shapes": "bert_ffn_chat"},
-      {"workload": "bert_ffn", "shapes": "bert_ffn_chat", "shape_choice": "edges"}]})",
+      {"workload": "bert_ffn", "shapes": "bert_ffn_chat", "shape_choice": "edges"},
+      {"workload": "bert_ffn", "shapes": "bert_ffn_chat", "shape_choice": "quantiles", "num_shapes": 100}]})",
                                 "spec.json");
   ASSERT_TRUE(spec.ok()) << spec.status().ToString();
   EXPECT_EQ(spec->tasks[0].shape_choice, ShapeChoice::kCover);
   EXPECT_EQ(spec->tasks[2].shape_choice, ShapeChoice::kEdges);
   EXPECT_STREQ(ShapeChoiceName(ShapeChoice::kEdges), "edges");
+  EXPECT_EQ(spec->tasks[3].shape_choice, ShapeChoice::kQuantiles);
+  EXPECT_STREQ(ShapeChoiceName(ShapeChoice::kQuantiles), "quantiles");
   EXPECT_EQ(spec->tasks[1].shape_choice, ShapeChoice::kDraws) << "draws unless a task says otherwise";
   auto unknown = ParseCampaignSpec(R"({"format": "crmap.campaign/1", "tasks": [
       {"workload": "bert_ffn", "shapes": "bert_ffn_chat", "shape_choice": "spread"}]})",
@@ -94,6 +105,7 @@ TEST(CampaignSpecTest, ATaskNamesItsShapeChoice) {
   EXPECT_NE(unknown.status().message().find("draws"), std::string::npos);
   EXPECT_NE(unknown.status().message().find("cover"), std::string::npos);
   EXPECT_NE(unknown.status().message().find("edges"), std::string::npos);
+  EXPECT_NE(unknown.status().message().find("quantiles"), std::string::npos);
   auto too_many = ParseCampaignSpec(R"({"format": "crmap.campaign/1", "tasks": [
       {"workload": "bert_ffn", "shapes": "bert_ffn_chat", "shape_choice": "cover", "num_shapes": 65}]})",
                                     "spec.json");

@@ -21,8 +21,9 @@ int RunTune(int argc, char** argv) {
       ("num-shapes", "shapes taken from a distribution", cxxopts::value<int>()->default_value("8"))
       ("shape-choice",
        "how they are taken: draws (distinct random draws), cover (shapes that cover the distribution's support, "
-       "rare large ones too) or edges (each dim's smallest and largest shape of the support, then a cover); cover "
-       "and edges take at most " + std::to_string(kMaxCoveringShapes),
+       "rare large ones too), edges (each dim's smallest and largest shape of the support, then a cover) or quantiles "
+       "(one shape per equal share of the distribution's mass, dims paired by a seeded shuffle); cover and edges "
+       "take at most " + std::to_string(kMaxCoveringShapes),
        cxxopts::value<std::string>()->default_value("draws"))
       ("agent", "random, grid, evolution, bandit, model or rl", cxxopts::value<std::string>()->default_value("rl"))
       ("budget", "measurements the agent may spend", cxxopts::value<int>()->default_value("100"))
