@@ -2,12 +2,15 @@
 
 load_json: the file's JSON, or ValueError naming the file when it is larger than the cap or not JSON (OSError as
 open raises it, naming the file). load_json_or_exit: the same, ending the script with that message instead.
+load_text: a small text file's lines (e.g. a results folder's version.txt), ValueError naming it when larger than
+its cap.
 """
 import json
 import os
 import sys
 
 MAX_BYTES = 64 << 20  # a train report or evaluation of this project is well under 1 MiB
+MAX_TEXT_BYTES = 1 << 20  # version.txt and protocol.txt are a few lines
 
 
 def load_json(path, max_bytes=MAX_BYTES):
@@ -25,3 +28,10 @@ def load_json_or_exit(path, max_bytes=MAX_BYTES):
         return load_json(path, max_bytes)
     except ValueError as error:
         sys.exit(str(error))
+
+
+def load_text(path, max_bytes=MAX_TEXT_BYTES):
+    if os.path.getsize(path) > max_bytes:
+        raise ValueError(f"{path} is larger than {max_bytes} bytes")
+    with open(path, errors="replace") as f:
+        return f.read().splitlines()

@@ -23,6 +23,7 @@ import sys
 import tempfile
 
 from calibration_check import workload_arg  # a built-in's name, or a held-out workload's file
+import result_files
 
 
 def folder_environment(folder):
@@ -31,13 +32,16 @@ def folder_environment(folder):
     path = os.path.join(folder, "version.txt")
     if not os.path.exists(path):
         sys.exit(f"{path} is missing: the folder does not say which ISA its campaigns ran at (budgeted.sh writes it)")
-    with open(path) as f:
-        for line in f:
-            if line.startswith("environment:"):
-                for word in line.split()[1:]:
-                    key, _, value = word.partition("=")
-                    if key and value:
-                        env[key] = value
+    try:
+        lines = result_files.load_text(path)
+    except ValueError as error:
+        sys.exit(str(error))
+    for line in lines:
+        if line.startswith("environment:"):
+            for word in line.split()[1:]:
+                key, _, value = word.partition("=")
+                if key and value:
+                    env[key] = value
     return env
 
 

@@ -3,7 +3,7 @@ import unittest
 
 from script_test_support import ScriptTest  # first: puts the scripts on the import path
 
-from result_files import load_json  # noqa: E402
+from result_files import load_json, load_text  # noqa: E402
 
 
 class LoadJsonTest(ScriptTest):
@@ -17,6 +17,14 @@ class LoadJsonTest(ScriptTest):
         path = self.write("f/big.json", {"shapes": list(range(100))})
         with self.assertRaisesRegex(ValueError, r"f/big\.json is larger than 100 bytes"):
             load_json(path, max_bytes=100)
+
+
+class LoadTextTest(ScriptTest):
+    def test_the_files_lines_or_its_name_when_too_large(self):
+        path = self.write("f/version.txt", "crmap 0.1.0\nenvironment: ONEDNN_MAX_CPU_ISA=AVX2\n")
+        self.assertEqual(load_text(path), ["crmap 0.1.0", "environment: ONEDNN_MAX_CPU_ISA=AVX2"])
+        with self.assertRaisesRegex(ValueError, r"f/version\.txt is larger than 10 bytes"):
+            load_text(path, max_bytes=10)
 
 
 if __name__ == "__main__":

@@ -44,6 +44,12 @@ class FolderEnvironmentTest(ScriptTest):
             folder_environment(self.dir)
         self.assertIn("version.txt is missing", str(exit_.exception.code))
 
+    def test_a_version_txt_beyond_its_cap_is_named(self):
+        self.write("f/version.txt", "environment: " + "X=1 " * (1 << 18))
+        with self.assertRaises(SystemExit) as exit_:
+            folder_environment(f"{self.dir}/f")
+        self.assertIn("version.txt is larger than", str(exit_.exception.code))
+
 
 class SpeedupsOverAnchorTest(ScriptTest):
     def compare(self, results, fake_exit="0", configs=("B", "C")):
