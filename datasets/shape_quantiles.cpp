@@ -13,15 +13,14 @@ std::map<std::string, std::vector<int64_t>> DimQuantiles(const ShapeDistribution
   if (n == 0) return quantiles;
   std::mt19937_64 rng(seed);
   for (const auto& [name, spec] : distribution.dims()) {  // dims by name: the same draws for a seed everywhere
-    std::vector<int64_t> draws(kQuantilePoolDraws);
+    std::vector<int64_t> draws(QuantilePoolDraws(n));
     for (int64_t& value : draws) value = spec.Sample(rng);
     std::sort(draws.begin(), draws.end());
     std::vector<int64_t>& values = quantiles[name];
     for (size_t i = 0; i < n; ++i) {
-      // The draw at rank floor((i + 0.5) / n x draws): the midpoint of the i-th of n equal shares of the mass.
-      size_t rank = static_cast<size_t>((static_cast<double>(i) + 0.5) / static_cast<double>(n) *
-                                        static_cast<double>(draws.size()));
-      values.push_back(draws[std::min(rank, draws.size() - 1)]);
+      // The draw at rank floor((i + 0.5) / n x draws), in integers: the midpoint of the i-th of n equal shares of
+      // the mass.
+      values.push_back(draws[(2 * i + 1) * draws.size() / (2 * n)]);
     }
   }
   return quantiles;

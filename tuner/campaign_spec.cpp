@@ -93,7 +93,7 @@ Result<CampaignSpec> ParseCampaignSpec(const std::string& text, const std::strin
     auto choice = ParseShapeChoice(*choice_text);
     if (!choice.ok()) return context(choice.status().WithContext(where + ": shape_choice"));
     if (*num < 1 || *num > 1000) return context(Status::InvalidArgument(where + ": num_shapes must be in [1, 1000]"));
-    if (IsCover(*choice) && *num > static_cast<int64_t>(kMaxCoveringShapes))
+    if (UsesCoverSearch(*choice) && *num > static_cast<int64_t>(kMaxCoveringShapes))
       return context(Status::InvalidArgument(where + ": num_shapes must be in [1, " +
                                              std::to_string(kMaxCoveringShapes) + "] with shape_choice " +
                                              ShapeChoiceName(*choice)));
@@ -127,8 +127,8 @@ Result<ShapeChoice> ParseShapeChoice(const std::string& text) {
   if (text == "quantiles") return ShapeChoice::kQuantiles;
   return Status::InvalidArgument("shape choice '" + text +
                                  "' is unknown; allowed: draws (distinct draws from the distribution), cover (shapes "
-                                 "that cover its support), edges (each dim's extremes of the support, then a cover), quantiles "
-                                 "(one shape per equal share of the distribution's mass)");
+                                 "that cover its support), edges (each dim's extremes of the support, then a cover), "
+                                 "quantiles (one shape per equal share of the distribution's mass)");
 }
 
 Result<std::vector<Dims>> ResolveShapes(const Workload& workload, const std::string& shapes, size_t num_shapes,
@@ -151,11 +151,12 @@ Result<std::vector<Dims>> ResolveShapes(const Workload& workload, const std::str
   CRMAP_ASSIGN_OR_RETURN(ShapeDistribution distribution, LoadDistribution(shapes, workload));
   if (choice == ShapeChoice::kQuantiles) {
     out = QuantileShapes(distribution, num_shapes, seed);
-  } else if (IsCover(choice)) {
+  } else if (UsesCoverSearch(choice)) {
     if (num_shapes > kMaxCoveringShapes)
       return Status::InvalidArgument("num_shapes (--num-shapes) " + std::to_string(num_shapes) + " with shape choice " +
                                      ShapeChoiceName(choice) + ": a cover takes at most " +
-                                     std::to_string(kMaxCoveringShapes) + " shapes; ask for fewer, or choose draws");
+                                     std::to_string(kMaxCoveringShapes) +
+                                     " shapes; ask for fewer, or choose draws or quantiles");
     out = choice == ShapeChoice::kCover ? CoveringShapes(distribution, num_shapes, seed)
                                         : EdgesFirstShapes(distribution, num_shapes, seed);
   } else {

@@ -21,8 +21,10 @@ enum class ShapeChoice { kDraws, kCover, kEdges, kQuantiles };
 
 // "draws", "cover", "edges" or "quantiles".
 const char* ShapeChoiceName(ShapeChoice choice);
-// kCover and kEdges: the choices that search a pool for a cover (at most kMaxCoveringShapes shapes).
-inline bool IsCover(ShapeChoice choice) { return choice == ShapeChoice::kCover || choice == ShapeChoice::kEdges; }
+// kCover and kEdges: the choices that search a pool for a cover (k-medoids; at most kMaxCoveringShapes shapes).
+inline bool UsesCoverSearch(ShapeChoice choice) {
+  return choice == ShapeChoice::kCover || choice == ShapeChoice::kEdges;
+}
 // InvalidArgument names the text and what is allowed.
 Result<ShapeChoice> ParseShapeChoice(const std::string& text);
 
@@ -52,7 +54,7 @@ Result<CampaignSpec> ParseCampaignSpec(const std::string& text, const std::strin
 const char* DefaultCampaignSpecText();
 
 // The shapes of a task: a list is parsed and checked against the workload's ranges; from a distribution,
-// `num_shapes` distinct shapes with `seed` (fewer if it has fewer), drawn or covering as `choice` says
+// `num_shapes` distinct shapes with `seed` (fewer if it has fewer), drawn, covering or at quantiles as `choice` says
 // (kCover and kEdges take at most kMaxCoveringShapes: InvalidArgument above).
 Result<std::vector<Dims>> ResolveShapes(const Workload& workload, const std::string& shapes, size_t num_shapes,
                                         uint64_t seed, ShapeChoice choice = ShapeChoice::kDraws);

@@ -16,7 +16,7 @@ import os
 import re
 import sys
 
-from result_files import load_json_or_exit
+from result_files import load_json_or_exit, load_text_or_exit
 
 POLICY_B, POLICY_A = "crmap policy (hook)", "compared policy (hook)"
 
@@ -42,8 +42,7 @@ def main():
     for seed, seed_dir in seed_dirs:
         version = os.path.join(seed_dir, "version.txt")
         if not host and os.path.exists(version):
-            with open(version) as f:
-                host = next((line.strip() for line in f if line.startswith("host:")), "")
+            host = next((line.strip() for line in load_text_or_exit(version) if line.startswith("host:")), "")
         for path in sorted(glob.glob(os.path.join(seed_dir, "*_evaluate.json"))):
             workload = os.path.basename(path)[: -len("_evaluate.json")]
             report = load_json_or_exit(path)

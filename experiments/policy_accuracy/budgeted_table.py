@@ -13,7 +13,7 @@ import re
 import os
 import sys
 
-from result_files import load_json_or_exit
+from result_files import load_json_or_exit, load_text_or_exit
 
 
 def main():
@@ -24,13 +24,18 @@ def main():
         if not os.path.isfile(os.path.join(out, name)):
             sys.exit(f"{os.path.join(out, name)} is missing: OUT_DIR is a folder budgeted.sh wrote\n" + __doc__)
     budgets = {}
-    with open(os.path.join(out, "budgets.txt")) as f:
-        for line in f:
-            name, plan, budget = line.split()
-            budgets[name] = (int(plan), int(budget))
-    with open(os.path.join(out, "protocol.txt")) as f:
-        protocol = f.read().strip()
-    tuned_in_protocol = int(re.search(r"x (\d+) tuned shapes", protocol).group(1))
+    budgets_path = os.path.join(out, "budgets.txt")
+    for number, line in enumerate(load_text_or_exit(budgets_path), 1):
+        words = line.split()
+        if len(words) != 3 or not words[1].isdigit() or not words[2].isdigit():
+            sys.exit(f"{budgets_path}:{number}: expected 'workload plan_configs budget', got '{line}'")
+        budgets[words[0]] = (int(words[1]), int(words[2]))
+    protocol_path = os.path.join(out, "protocol.txt")
+    protocol = "\n".join(load_text_or_exit(protocol_path)).strip()
+    tuned_match = re.search(r"x (\d+) tuned shapes", protocol)
+    if not tuned_match:
+        sys.exit(f"{protocol_path} does not say 'x N tuned shapes': not a protocol budgeted.sh wrote")
+    tuned_in_protocol = int(tuned_match.group(1))
     print(f"{protocol}\n")
     for title, names in (("held-out workloads", [n for n in held_out if n in budgets]),
                          ("built-in workloads", [n for n in sorted(budgets) if n not in held_out])):

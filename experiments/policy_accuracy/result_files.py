@@ -2,8 +2,8 @@
 
 load_json: the file's JSON, or ValueError naming the file when it is larger than the cap or not JSON (OSError as
 open raises it, naming the file). load_json_or_exit: the same, ending the script with that message instead.
-load_text: a small text file's lines (e.g. a results folder's version.txt), ValueError naming it when larger than
-its cap.
+load_text: a small text file's lines (a results folder's version.txt, protocol.txt, budgets.txt), ValueError naming
+it when larger than its cap; load_text_or_exit: the same, ending the script with that message.
 """
 import json
 import os
@@ -31,7 +31,15 @@ def load_json_or_exit(path, max_bytes=MAX_BYTES):
 
 
 def load_text(path, max_bytes=MAX_TEXT_BYTES):
-    if os.path.getsize(path) > max_bytes:
-        raise ValueError(f"{path} is larger than {max_bytes} bytes")
     with open(path, errors="replace") as f:
-        return f.read().splitlines()
+        text = f.read(max_bytes + 1)  # bounded whatever the file is (a FIFO reports no size)
+    if len(text) > max_bytes:
+        raise ValueError(f"{path} is larger than {max_bytes} bytes")
+    return text.splitlines()
+
+
+def load_text_or_exit(path, max_bytes=MAX_TEXT_BYTES):
+    try:
+        return load_text(path, max_bytes)
+    except ValueError as error:
+        sys.exit(str(error))

@@ -38,6 +38,16 @@ class MainTest(ScriptTest):
         code, _ = self.run_main(budgeted_table, ["budgeted_table.py", self.dir, ""])
         self.assertIn("dlrm_mlp_evaluate.json: not JSON", code)
 
+    def test_a_malformed_budgets_or_protocol_line_is_named(self):
+        self.folder()
+        self.write("budgets.txt", "dlrm_mlp 216 172\nqwen2_mlp 32\n")
+        code, _ = self.run_main(budgeted_table, ["budgeted_table.py", self.dir, ""])
+        self.assertIn("budgets.txt:2: expected 'workload plan_configs budget', got 'qwen2_mlp 32'", code)
+        self.folder()
+        self.write("protocol.txt", "protocol: something else\n")
+        code, _ = self.run_main(budgeted_table, ["budgeted_table.py", self.dir, ""])
+        self.assertIn("protocol.txt does not say 'x N tuned shapes'", code)
+
     def test_a_folder_budgeted_sh_did_not_write_is_refused(self):
         code, _ = self.run_main(budgeted_table, ["budgeted_table.py", self.dir, ""])
         self.assertIn("budgets.txt is missing", code)

@@ -75,7 +75,7 @@ TEST(CampaignSpecTest, ShapesCoverADistributionWhenAsked) {
   EXPECT_NE(*quantiles, *covering);
   EXPECT_NE(*quantiles, *ResolveShapes(workload, "bert_ffn_chat", 5, 3, ShapeChoice::kDraws));
   auto many_quantiles = ResolveShapes(workload, "bert_ffn_chat", kMaxCoveringShapes + 1, 3, ShapeChoice::kQuantiles);
-  ASSERT_TRUE(many_quantiles.ok()) << "quantiles search no pool: no cover's cap";
+  ASSERT_TRUE(many_quantiles.ok()) << "quantiles run no k-medoids search: no cover's cap";
   EXPECT_EQ(many_quantiles->size(), kMaxCoveringShapes + 1);
   // A list is taken as listed whatever the choice.
   auto listed = ResolveShapes(workload, "tokens=7", 5, 3, ShapeChoice::kCover);

@@ -37,6 +37,8 @@ expect_bad "a cover of too many shapes" "at most 64 shapes" \
   --db "$WORK/choice.jsonl"
 expect_bad "the shape choices named" "edges (each dim's extremes" \
   tune --workload bert_ffn --shapes bert_ffn_chat --shape-choice spread --budget 1 --db "$WORK/choice.jsonl"
+expect_bad "quantiles among the shape choices named" "quantiles (one shape per equal share" \
+  tune --workload bert_ffn --shapes bert_ffn_chat --shape-choice spread --budget 1 --db "$WORK/choice.jsonl"
 expect_bad "edges first over too many shapes" "shape choice edges: a cover takes at most 64 shapes" \
   tune --workload bert_ffn --shapes bert_ffn_chat --shape-choice edges --num-shapes 65 --budget 1 \
   --db "$WORK/choice.jsonl"
