@@ -8,7 +8,7 @@
 namespace crmap {
 
 std::map<std::string, std::vector<int64_t>> DimQuantiles(const ShapeDistribution& distribution, size_t n,
-                                                          uint64_t seed) {
+                                                         uint64_t seed) {
   std::map<std::string, std::vector<int64_t>> quantiles;
   if (n == 0) return quantiles;
   std::mt19937_64 rng(seed);

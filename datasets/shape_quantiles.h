@@ -39,6 +39,6 @@ std::vector<Dims> QuantileShapes(const ShapeDistribution& distribution, size_t n
 // Each dim's values at the quantiles (i + 0.5) / n, ascending, from the same draws QuantileShapes reads; exposed
 // for tests and reports.
 std::map<std::string, std::vector<int64_t>> DimQuantiles(const ShapeDistribution& distribution, size_t n,
-                                                          uint64_t seed);
+                                                         uint64_t seed);
 
 }  // namespace crmap

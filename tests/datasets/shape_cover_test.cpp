@@ -1,10 +1,10 @@
 #include "datasets/shape_cover.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <set>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "datasets/catalog.h"
 #include "tests/test_support.h"
@@ -12,24 +12,12 @@
 namespace crmap {
 namespace {
 
-const Workload& BertFfn() {  // tokens in [1, 4096]
-  static const Workload workload = testing::MustLoad("bert_ffn");
-  return workload;
-}
-
-const Workload& BertAttention() {  // batch in [1, 16], seq in [8, 512]
-  static const Workload workload = testing::MustLoad("bert_attention");
-  return workload;
-}
+// bert_ffn: tokens in [1, 4096]; bert_attention: batch in [1, 16], seq in [8, 512].
+const Workload& BertFfn() { return testing::MustLoadOnce("bert_ffn"); }
+const Workload& BertAttention() { return testing::MustLoadOnce("bert_attention"); }
 
 ShapeDistribution Parse(const std::string& dims, const Workload& workload) {
-  auto json = ParseJsonText(R"({"format": "crmap.distribution/1", "name": "t", "workload": ")" + workload.name() +
-                                R"(", "dims": )" + dims + "}",
-                            "test.json");
-  EXPECT_TRUE(json.ok());
-  auto distribution = ParseDistribution(*json, "test.json", workload);
-  EXPECT_TRUE(distribution.ok()) << distribution.status().ToString();
-  return *distribution;
+  return testing::MustParseDistribution(dims, workload);
 }
 
 // Decode batch sizes as in datasets/heldout/distributions/qwen2_mlp_decode.json: mostly small, up to 64.
@@ -111,7 +99,9 @@ TEST(ShapeCoverTest, CoversThePoolBetterThanDrawsAndReachesTheRareLargeShapes) {
 
 TEST(ShapeCoverTest, EdgeShapesAreEachDimsSmallestAndLargestOnce) {
   // batch's extremes are shapes 0 (1) and 2 (16); seq's are shape 1 (8) and shape 2 again (512): three shapes.
-  std::vector<Dims> pool = {{{"batch", 1}, {"seq", 64}}, {{"batch", 4}, {"seq", 8}}, {{"batch", 16}, {"seq", 512}},
+  std::vector<Dims> pool = {{{"batch", 1}, {"seq", 64}},
+                            {{"batch", 4}, {"seq", 8}},
+                            {{"batch", 16}, {"seq", 512}},
                             {{"batch", 2}, {"seq", 128}}};
   EXPECT_EQ(EdgeShapeIndices(pool), (std::vector<size_t>{0, 2, 1}));
   EXPECT_TRUE(EdgeShapeIndices({}).empty());

@@ -1,11 +1,11 @@
 #include "datasets/shape_quantiles.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <random>
 #include <set>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "datasets/catalog.h"
 #include "tests/test_support.h"
@@ -13,34 +13,22 @@
 namespace crmap {
 namespace {
 
-const Workload& BertFfn() {  // tokens in [1, 4096]
-  static const Workload workload = testing::MustLoad("bert_ffn");
-  return workload;
-}
+// bert_ffn: tokens in [1, 4096]; bert_attention: batch in [1, 16], seq in [8, 512].
+const Workload& BertFfn() { return testing::MustLoadOnce("bert_ffn"); }
+const Workload& BertAttention() { return testing::MustLoadOnce("bert_attention"); }
 
-const Workload& BertAttention() {  // batch in [1, 16], seq in [8, 512]
-  static const Workload workload = testing::MustLoad("bert_attention");
-  return workload;
-}
-
-ShapeDistribution Parse(const std::string& dims, const Workload& workload) {
-  auto json = ParseJsonText(R"({"format": "crmap.distribution/1", "name": "t", "workload": ")" + workload.name() +
-                                R"(", "dims": )" + dims + "}",
-                            "test.json");
-  EXPECT_TRUE(json.ok());
-  auto distribution = ParseDistribution(*json, "test.json", workload);
-  EXPECT_TRUE(distribution.ok()) << distribution.status().ToString();
-  return *distribution;
-}
+using testing::MustParseDistribution;
 
 ShapeDistribution Chat() {  // tokens: lognormal around 64, up to 4096
-  return Parse(R"({"tokens": {"type": "lognormal", "median": 64, "sigma": 1.0, "min": 1, "max": 4096}})", BertFfn());
+  return MustParseDistribution(
+      R"({"tokens": {"type": "lognormal", "median": 64, "sigma": 1.0, "min": 1, "max": 4096}})", BertFfn());
 }
 
 ShapeDistribution Attention() {
-  return Parse(R"({"batch": {"type": "categorical", "values": [1, 2, 4, 8, 16], "weights": [8, 4, 2, 1, 1]},
+  return MustParseDistribution(
+      R"({"batch": {"type": "categorical", "values": [1, 2, 4, 8, 16], "weights": [8, 4, 2, 1, 1]},
       "seq": {"type": "lognormal", "median": 64, "sigma": 1.2, "min": 8, "max": 512}})",
-               BertAttention());
+      BertAttention());
 }
 
 // The share of `draws` fresh draws (another generator than the quantiles') whose `dim` lies strictly below the
@@ -76,8 +64,9 @@ TEST(ShapeQuantilesTest, OneShapePerEqualShareOfTheMass) {
     std::vector<int64_t> fresh(20000);
     for (int64_t& value : fresh) value = chat.Sample(rng).at("tokens");
     for (size_t i = 0; i < tuned.size(); ++i) {
-      double below = static_cast<double>(std::count_if(fresh.begin(), fresh.end(),
-                                                       [&](int64_t v) { return v < tuned[i]; })) / fresh.size();
+      double below =
+          static_cast<double>(std::count_if(fresh.begin(), fresh.end(), [&](int64_t v) { return v < tuned[i]; })) /
+          fresh.size();
       EXPECT_NEAR(below, (i + 0.5) / 8, 0.04) << "tuned value " << tuned[i] << ", seed " << seed;
     }
     EXPECT_EQ(QuantileShapes(chat, 8, seed), shapes) << "deterministic for a seed";
@@ -133,9 +122,10 @@ TEST(ShapeQuantilesTest, EveryDimIsStratifiedAndThePairingIsShuffledBySeed) {
 }
 
 TEST(ShapeQuantilesTest, OneShapeIsEachDimsMedianAndMultiplesStayMultiples) {
-  ShapeDistribution padded = Parse(R"({"tokens": {"type": "lognormal", "median": 64, "sigma": 1.0, "min": 8,
+  ShapeDistribution padded =
+      MustParseDistribution(R"({"tokens": {"type": "lognormal", "median": 64, "sigma": 1.0, "min": 8,
       "max": 4096, "multiple_of": 8}})",
-                                   BertFfn());
+                            BertFfn());
   std::vector<Dims> one = QuantileShapes(padded, 1, 7);
   ASSERT_EQ(one.size(), 1u);
   EXPECT_EQ(one[0].at("tokens"), DimQuantiles(padded, 1, 7).at("tokens")[0]);
@@ -147,9 +137,9 @@ TEST(ShapeQuantilesTest, OneShapeIsEachDimsMedianAndMultiplesStayMultiples) {
 TEST(ShapeQuantilesTest, TheSameSeedGivesTheSameShapesOnEveryPlatform) {
   // Categorical dims only (no libm in the draws): the portable draws, quantiles and shuffle give these shapes
   // for seed 1 whatever the standard library; a change here changes every quantile campaign's shapes.
-  ShapeDistribution attention = Parse(R"({"batch": {"type": "categorical", "values": [1, 2, 4, 8, 16]},
+  ShapeDistribution attention = MustParseDistribution(R"({"batch": {"type": "categorical", "values": [1, 2, 4, 8, 16]},
       "seq": {"type": "categorical", "values": [8, 16, 32, 64, 128, 256, 512]}})",
-                                      BertAttention());
+                                                      BertAttention());
   std::vector<Dims> shapes = QuantileShapes(attention, 5, 1);
   std::vector<std::pair<int64_t, int64_t>> pairs;
   for (const Dims& dims : shapes) pairs.emplace_back(dims.at("batch"), dims.at("seq"));
@@ -158,17 +148,18 @@ TEST(ShapeQuantilesTest, TheSameSeedGivesTheSameShapesOnEveryPlatform) {
 
 TEST(ShapeQuantilesTest, CoincidingPairingsAreFilledWithDistinctDraws) {
   // Three values of batch and a fixed seq: at most three distinct shapes exist, whatever n asks.
-  ShapeDistribution few = Parse(R"({"batch": {"type": "categorical", "values": [1, 2, 4]},
+  ShapeDistribution few = MustParseDistribution(R"({"batch": {"type": "categorical", "values": [1, 2, 4]},
       "seq": {"type": "fixed", "value": 64}})",
-                                BertAttention());
+                                                BertAttention());
   std::vector<Dims> shapes = QuantileShapes(few, 8, 3);
   EXPECT_EQ(std::set<Dims>(shapes.begin(), shapes.end()).size(), shapes.size()) << "distinct";
   EXPECT_EQ(shapes.size(), 3u) << "every distinct shape, none twice";
   // Two dims with 90% of their mass on one value: every quantile is batch 1, seq 8, so all pairings coincide in
   // one shape, and distinct draws fill the other places with the three remaining shapes.
-  ShapeDistribution grid = Parse(R"({"batch": {"type": "categorical", "values": [1, 2], "weights": [9, 1]},
+  ShapeDistribution grid =
+      MustParseDistribution(R"({"batch": {"type": "categorical", "values": [1, 2], "weights": [9, 1]},
       "seq": {"type": "categorical", "values": [8, 16], "weights": [9, 1]}})",
-                                 BertAttention());
+                            BertAttention());
   std::vector<Dims> four = QuantileShapes(grid, 4, 1);
   ASSERT_EQ(four.size(), 4u);
   EXPECT_EQ(four[0], (Dims{{"batch", 1}, {"seq", 8}})) << "the quantiles' shape first";
