@@ -35,6 +35,8 @@
 #                      EXPLORE=0 SUGGEST=4 COMPARE_WITH= SHAPE_CHOICE=draws|cover|edges|quantiles CAMPAIGN_SHAPES=TUNED RECHECK=0
 #                      TUNE_ROUNDS= (interleaved rounds per campaign measurement; empty: crmap tune's default —
 #                      10 at OBJECTIVE=median, 100 / 500 at p95 / p99, which also refuse fewer)
+#                      HELD_OUT_SEED= (the seed `crmap evaluate` draws the held-out shapes with; empty: its
+#                      default, 101 — the same held-out sample whatever SEED, as every run in RESULTS.md so far)
 set -euo pipefail
 source "$(dirname "$0")/../common.sh"
 results_by_isa=1  # results/budgeted/<the ISA crmap runs on> (avx2 under --isa avx2; version.txt says which host)
@@ -53,6 +55,12 @@ case "$shape_choice" in draws|cover|edges|quantiles) ;;
 shape_choice_args=()  # draws is every build's default; builds before the flag (ab_campaigns.sh's CRMAP_A) lack it
 [ "$shape_choice" = draws ] || shape_choice_args=(--shape-choice "$shape_choice")
 recheck=${RECHECK:-0}
+held_out_seed=${HELD_OUT_SEED:-}
+held_out_seed_args=()  # empty: crmap evaluate's default seed
+if [ -n "$held_out_seed" ]; then
+  [[ "$held_out_seed" =~ ^[0-9]+$ ]] || { echo "HELD_OUT_SEED must be a whole number >= 0" >&2; exit 2; }
+  held_out_seed_args=(--seed "$held_out_seed")
+fi
 tune_rounds=${TUNE_ROUNDS:-}
 tune_rounds_args=()  # empty: crmap tune's default (10 rounds per measurement)
 if [ -n "$tune_rounds" ]; then
@@ -80,6 +88,7 @@ for workload in $workloads; do
 done
 echo "protocol: share $share of plan configs x $tuned tuned shapes ($shape_choice), agent $agent seed $seed; $held_out held-out shapes, $eval_rounds rounds, objective $objective" > "$out/protocol.txt"
 [ -z "$tune_rounds" ] || echo "campaign measurements: $tune_rounds interleaved rounds each" >> "$out/protocol.txt"
+[ -z "$held_out_seed" ] || echo "held-out shapes drawn with seed $held_out_seed" >> "$out/protocol.txt"
 [ "$recheck" = 0 ] || echo "recheck: $recheck of each campaign's budget re-measures the leaders" >> "$out/protocol.txt"
 [ "$campaign_shapes" = "$tuned" ] ||
   echo "campaign: that budget spread over $campaign_shapes shapes (CAMPAIGN_SHAPES)" >> "$out/protocol.txt"
@@ -148,7 +157,8 @@ for workload in $workloads; do
   if [ ! -s "$out/${workload}_evaluate.json" ]; then
     echo "== $workload: evaluating on $held_out held-out shapes of $(basename "$shapes" .json)" >&2
     "$crmap" evaluate --policy "$out/$workload.policy" --db "$db" --workload "$w" --shapes "$shapes" \
-      --held-out "$held_out" --rounds "$eval_rounds" --objective "$objective" ${compare[@]+"${compare[@]}"} --json \
+      --held-out "$held_out" ${held_out_seed_args[@]+"${held_out_seed_args[@]}"} --rounds "$eval_rounds" \
+      --objective "$objective" ${compare[@]+"${compare[@]}"} --json \
       --out "$out/${workload}_evaluate.json" >/dev/null
   fi
 done
