@@ -51,9 +51,9 @@ std::vector<Dims> QuantileShapes(const ShapeDistribution& distribution, size_t n
   if (shapes.size() < n) {
     // Coinciding pairings: distinct draws fill the places (a distribution with fewer distinct shapes than n gives
     // what its draws find, as SampleDistinct does).
-    std::mt19937_64 fill(seed);
-    for (size_t attempt = 0; attempt < n * 200 && shapes.size() < n; ++attempt) {
-      Dims dims = distribution.Sample(fill);
+    // At most n are taken, so 2n distinct draws hold enough that are not taken yet (draw order as SampleDistinct's).
+    for (Dims& dims : SampleDistinct(distribution, 2 * n, seed, n * 200)) {
+      if (shapes.size() >= n) break;
       if (seen.insert(dims).second) shapes.push_back(std::move(dims));
     }
   }

@@ -6,19 +6,23 @@ load_text: a small text file's lines (a results folder's version.txt, protocol.t
 it when larger than its cap; load_text_or_exit: the same, ending the script with that message.
 """
 import json
-import os
 import sys
 
 MAX_BYTES = 64 << 20  # a train report or evaluation of this project is well under 1 MiB
 MAX_TEXT_BYTES = 1 << 20  # version.txt and protocol.txt are a few lines
 
 
-def load_json(path, max_bytes=MAX_BYTES):
-    if os.path.getsize(path) > max_bytes:
+def _read_capped(path, max_bytes):
+    with open(path, errors="replace") as f:
+        text = f.read(max_bytes + 1)  # bounded whatever the file is (a FIFO reports no size)
+    if len(text) > max_bytes:
         raise ValueError(f"{path} is larger than {max_bytes} bytes")
+    return text
+
+
+def load_json(path, max_bytes=MAX_BYTES):
     try:
-        with open(path) as f:
-            return json.load(f)
+        return json.loads(_read_capped(path, max_bytes))
     except json.JSONDecodeError as error:
         raise ValueError(f"{path}: not JSON ({error})") from None
 
@@ -31,11 +35,7 @@ def load_json_or_exit(path, max_bytes=MAX_BYTES):
 
 
 def load_text(path, max_bytes=MAX_TEXT_BYTES):
-    with open(path, errors="replace") as f:
-        text = f.read(max_bytes + 1)  # bounded whatever the file is (a FIFO reports no size)
-    if len(text) > max_bytes:
-        raise ValueError(f"{path} is larger than {max_bytes} bytes")
-    return text.splitlines()
+    return _read_capped(path, max_bytes).splitlines()
 
 
 def load_text_or_exit(path, max_bytes=MAX_TEXT_BYTES):

@@ -32,11 +32,7 @@ def folder_environment(folder):
     path = os.path.join(folder, "version.txt")
     if not os.path.exists(path):
         sys.exit(f"{path} is missing: the folder does not say which ISA its campaigns ran at (budgeted.sh writes it)")
-    try:
-        lines = result_files.load_text(path)
-    except ValueError as error:
-        sys.exit(str(error))
-    for line in lines:
+    for line in result_files.load_text_or_exit(path):
         if line.startswith("environment:"):
             for word in line.split()[1:]:
                 key, _, value = word.partition("=")
