@@ -11,11 +11,11 @@ ratio. Exit 2 when OUT_DIR holds no evaluation or a file is missing or malformed
 """
 import collections
 import glob
-import math
 import os
 import re
 import sys
 
+from ratios import geometric_mean
 from result_files import load_json
 from shape_rules import beyond_range
 
@@ -51,7 +51,7 @@ def main(argv):
         cells = []
         for m in range(len(METHODS)):
             within = sum(r[m] >= 0.95 for r in ratios)
-            geo = math.exp(sum(math.log(max(r[m], 1e-6)) for r in ratios) / len(ratios))
+            geo = geometric_mean(r[m] for r in ratios)
             cells.append(f"{within} of {len(ratios)}, {geo:.3f}")
         print(f"| {workload} | {side} ({len(ratios)}) | " + " | ".join(cells) + " |")
     return 0

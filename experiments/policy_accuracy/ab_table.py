@@ -11,11 +11,11 @@ seeds: mean CTMA, the geometric mean of the geo-means, the worst shape of all, B
 geo-mean was ahead, level (within 1%) or behind.
 """
 import glob
-import math
 import os
 import re
 import sys
 
+from ratios import geometric_mean
 from result_files import load_json_or_exit, load_text_or_exit
 
 POLICY_B, POLICY_A = "crmap policy (hook)", "compared policy (hook)"
@@ -23,10 +23,6 @@ POLICY_B, POLICY_A = "crmap policy (hook)", "compared policy (hook)"
 
 def cell(method):
     return f"{100 * method['ctma']:.0f}%, {method['geo_mean_oracle_ratio']:.3f}, {method['worst']:.3f}"
-
-
-def geo(values):
-    return math.exp(sum(math.log(max(v, 1e-6)) for v in values) / len(values))
 
 
 def main():
@@ -67,7 +63,7 @@ def main():
         summary = {}
         for name in (POLICY_A, POLICY_B):
             ctma = sum(m[name]["ctma"] for _, m in seeds) / len(seeds)
-            geo_mean = geo([m[name]["geo_mean_oracle_ratio"] for _, m in seeds])
+            geo_mean = geometric_mean([m[name]["geo_mean_oracle_ratio"] for _, m in seeds])
             worst = min(m[name]["worst"] for _, m in seeds)
             summary[name] = (ctma, geo_mean, worst)
         ratios = [m[POLICY_B]["geo_mean_oracle_ratio"] / max(m[POLICY_A]["geo_mean_oracle_ratio"], 1e-6)
@@ -76,7 +72,7 @@ def main():
         behind = sum(r < 0.99 for r in ratios)
         a, b = summary[POLICY_A], summary[POLICY_B]
         print(f"| {workload} | {len(seeds)} | {100 * a[0]:.0f}%, {a[1]:.3f}, {a[2]:.3f} | "
-              f"{100 * b[0]:.0f}%, {b[1]:.3f}, {b[2]:.3f} | {geo(ratios):.3f} | "
+              f"{100 * b[0]:.0f}%, {b[1]:.3f}, {b[2]:.3f} | {geometric_mean(ratios):.3f} | "
               f"{ahead} / {len(seeds) - ahead - behind} / {behind} |")
 
 

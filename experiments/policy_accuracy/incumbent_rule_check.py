@@ -18,12 +18,12 @@ how many shapes the neighbours' pick is ahead or behind by more than 1%, and cle
 A train, query or compare that fails is named with crmap's message and its shape left out; the check goes on.
 """
 import json
-import math
 import os
 import sys
 import tempfile
 
 from calibration_check import workload_arg
+from ratios import geometric_mean
 from tuned_answers_check import folder_environment, parse_options, run, speedups_over_anchor
 
 
@@ -109,7 +109,7 @@ def main():
     if not pooled:
         print(f"\n{shapes_seen} held-out shapes; no measured shape where the rules decide differently")
         return
-    ratio = math.exp(sum(math.log(n / s) for s, _, n, _ in pooled) / len(pooled))
+    ratio = geometric_mean(n / s for s, _, n, _ in pooled)
     ahead = sum(n > s * 1.01 for s, _, n, _ in pooled)
     behind = sum(n < s / 1.01 for s, _, n, _ in pooled)
     clearly_ahead = sum(1 for _, ss, _, ns in pooled if ss and ns and ns[0] > ss[1])

@@ -13,11 +13,11 @@ the range would score (read off the same measurements: a policy's decision depen
 shape, so inside the range it is the neighbours' pick, beyond it the static one).
 """
 import json
-import math
 import os
 import re
 import sys
 
+from ratios import geometric_mean
 from shape_rules import beyond_range
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "budgeted")
@@ -56,17 +56,13 @@ def within(ratios):
     return sum(r >= 0.95 for r in ratios)
 
 
-def geo_mean(ratios):
-    return math.exp(sum(math.log(r) for r in ratios) / len(ratios))
-
-
 def line(name, rows):
     if not rows:
         return f"| {name} | 0 | | | |"
     inside_only = [n if not beyond else s for beyond, s, n in rows]
     return (f"| {name} | {len(rows)} ({sum(b for b, _, _ in rows)} beyond) | {within(s for _, s, _ in rows)} → "
-            f"{within(n for _, _, n in rows)} | {geo_mean([n / s for _, s, n in rows]):.3f} | "
-            f"{within(inside_only)}, {geo_mean([o / s for o, (_, s, _) in zip(inside_only, rows)]):.3f} |")
+            f"{within(n for _, _, n in rows)} | {geometric_mean([n / s for _, s, n in rows]):.3f} | "
+            f"{within(inside_only)}, {geometric_mean([o / s for o, (_, s, _) in zip(inside_only, rows)]):.3f} |")
 
 
 def main():

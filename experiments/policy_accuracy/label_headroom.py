@@ -23,17 +23,13 @@ can be scored on them later without measuring again. An export or compare that f
 and its shape left out.
 """
 import json
-import math
 import os
 import sys
 
+from ratios import geometric_mean
 from tuned_answers_check import folder_environment, parse_options, run, speedups_over_anchor
 
 METHODS = ("crmap policy (hook)", "static plan", "nearest tuned shape")
-
-
-def geo_mean(values):
-    return math.exp(sum(math.log(max(v, 1e-9)) for v in values) / len(values)) if values else float("nan")
 
 
 def measure_shape(crmap, root, workload, shape, labels, rounds, env):
@@ -63,7 +59,7 @@ def row(name, results):
     for key in METHODS + ("best label",):
         values = [r["best_label"] if key == "best label" else r["methods"].get(key) for r in results]
         values = [v for v in values if v is not None]
-        cells.append(f"{sum(v >= 0.95 for v in values)}, {geo_mean(values):.3f}" if values else "-")
+        cells.append(f"{sum(v >= 0.95 for v in values)}, {geometric_mean(values):.3f}" if values else "-")
     cells.append(str(sum(r["label_clearly_within"] for r in results)))
     return "| " + " | ".join(cells) + " |"
 

@@ -19,6 +19,7 @@ import statistics
 import sys
 
 from oracle_provenance import record_ratios
+from ratios import geometric_mean
 from shape_rules import log2_distance
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -77,7 +78,7 @@ def main():
     print("| rule | shapes | within 5% of the oracle | geo-mean |")
     print("|---|---|---|---|")
     for rule, ratios in scores.items():
-        geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+        geo = geometric_mean(ratios)
         print(f"| {rule} | {len(ratios)} | {sum(r >= 0.95 for r in ratios)} | {geo:.3f} |")
 
 

@@ -14,10 +14,10 @@ measures it instead).
 """
 import glob
 import json
-import math
 import os
 import sys
 
+from ratios import geometric_mean
 from shape_rules import log2_distance
 
 
@@ -25,7 +25,7 @@ def summary(name, ratios):
     if not ratios:
         return f"| {name} | 0 | | |"
     within = sum(r >= 0.95 for r in ratios) / len(ratios)
-    geo = math.exp(sum(math.log(max(r, 1e-6)) for r in ratios) / len(ratios))
+    geo = geometric_mean(ratios)
     return f"| {name} | {len(ratios)} | {within:.3f} | {geo:.4f} |"
 
 
