@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Which knobs a policy's misses got wrong: per held-out shape where a policy's pick is below 0.95 of the oracle,
+the knobs on which the pick's config differs from the oracle's.
+
+usage: miss_knobs.py DIR [DIR ...]
+Reads every <workload>_evaluate.json under each DIR (any depth; `crmap evaluate --out`). A pick is a method
+"crmap policy (hook)" or "compared policy (hook)" (an A/B folder's B and A) with a config and an oracle ratio; a miss
+is a pick below 0.95 of its shape's oracle ("oracle_ratio"). Prints, per DIR: picks, misses, and the misses whose
+config differs from the oracle's in `threads` alone, in threads and other knobs, and in other knobs only; then, over
+all DIRs, each knob with the number of misses on which it differs. Exit 2 when a DIR holds no evaluation or a file
+is malformed (the message names it).
+"""
+import collections
+import os
+import sys
+
+from result_files import load_json
+
+PICKS = ("crmap policy (hook)", "compared policy (hook)")
+MISS_BELOW = 0.95
+
+
+def knobs(config):
+    """"k=v;k=v" -> {k: v}."""
+    return dict(part.split("=", 1) for part in config.split(";") if "=" in part)
+
+
+def differing_knobs(pick_config, oracle_config):
+    pick, oracle = knobs(pick_config), knobs(oracle_config)
+    return sorted(name for name in pick.keys() | oracle.keys() if pick.get(name) != oracle.get(name))
+
+
+def evaluations(root):
+    found = []
+    for folder, _, files in os.walk(root):
+        found += [os.path.join(folder, name) for name in files if name.endswith("_evaluate.json")]
+    return sorted(found)
+
+
+def misses_of(path):
+    """(picks, [differing knobs of each miss]) of one evaluation."""
+    picks, misses = 0, []
+    for shape in load_json(path)["shapes"]:
+        oracle = shape.get("oracle_config")
+        for method in PICKS:
+            pick = shape.get(method)
+            if not oracle or not isinstance(pick, dict) or "config" not in pick or "oracle_ratio" not in pick:
+                continue
+            picks += 1
+            if pick["oracle_ratio"] < MISS_BELOW:
+                misses.append(differing_knobs(pick["config"], oracle))
+    return picks, misses
+
+
+def main(argv):
+    if len(argv) < 2:
+        print(__doc__.strip().splitlines()[3], file=sys.stderr)
+        return 2
+    by_knob = collections.Counter()
+    rows = []
+    for root in argv[1:]:
+        paths = evaluations(root)
+        if not paths:
+            print(f"no <workload>_evaluate.json under {root}", file=sys.stderr)
+            return 2
+        picks, misses = 0, []
+        for path in paths:
+            try:
+                counted, found = misses_of(path)
+            except (OSError, ValueError) as error:  # each names the file
+                print(error, file=sys.stderr)
+                return 2
+            except (KeyError, TypeError, AttributeError) as error:
+                print(f"{path}: not an evaluation crmap wrote ({error!r})", file=sys.stderr)
+                return 2
+            picks += counted
+            misses += found
+        threads_only = sum(differing == ["threads"] for differing in misses)
+        threads_and_more = sum("threads" in differing and differing != ["threads"] for differing in misses)
+        rows.append(f"| {root} | {picks} | {len(misses)} | {threads_only} | {threads_and_more} | "
+                    f"{len(misses) - threads_only - threads_and_more} |")
+        for differing in misses:
+            by_knob.update(differing)
+    print("| folder | picks | misses (< 0.95) | threads only | threads and other knobs | other knobs only |")
+    print("|---|---|---|---|---|---|")
+    print("\n".join(rows))
+    print("\n| knob | misses on which it differs from the oracle's |")
+    print("|---|---|")
+    for knob, count in sorted(by_knob.items(), key=lambda item: (-item[1], item[0])):
+        print(f"| {knob} | {count} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

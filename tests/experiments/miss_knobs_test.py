@@ -1,0 +1,69 @@
+"""Tests of experiments/policy_accuracy/miss_knobs.py (reads evaluations under folders)."""
+import contextlib
+import io
+import unittest
+
+from script_test_support import ScriptTest  # first: puts the scripts on the import path
+
+import miss_knobs  # noqa: E402
+
+ORACLE = "fuse.fc1=bias+relu;weights=packed;threads=1"
+
+
+def shape(b_config, b_ratio, a_config=None, a_ratio=None):
+    row = {"dims": {"batch": 8}, "oracle_config": ORACLE,
+           "crmap policy (hook)": {"config": b_config, "oracle_ratio": b_ratio}}
+    if a_config is not None:
+        row["compared policy (hook)"] = {"config": a_config, "oracle_ratio": a_ratio}
+    return row
+
+
+class MainTest(ScriptTest):
+    def main(self, argv):
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = miss_knobs.main(argv)
+        return code, out.getvalue(), err.getvalue()
+
+    def test_misses_split_by_whether_threads_differ(self):
+        self.write("b_seed1/w_evaluate.json", {"shapes": [
+            shape("fuse.fc1=bias+relu;weights=packed;threads=2", 0.90,  # threads only
+                  "fuse.fc1=bias;weights=packed;threads=2", 0.80),  # threads and a fusion
+            shape("fuse.fc1=bias+relu;weights=stored;threads=1", 0.94,  # weights only
+                  ORACLE, 0.99),  # not a miss
+            shape("fuse.fc1=bias;weights=packed;threads=1", 0.95)]})  # 0.95 is within 5%: not a miss
+        # any depth; this miss differs in threads and in a knob the pick lacks
+        self.write("b_seed2/deeper/v_evaluate.json", {"shapes": [shape("fuse.fc1=bias+relu;threads=2", 0.5)]})
+        code, out, _ = self.main(["miss_knobs.py", self.dir])
+        self.assertEqual(code, 0)
+        self.assertIn(f"| {self.dir} | 6 | 4 | 1 | 2 | 1 |", out)
+        self.assertIn("| threads | 3 |", out)
+        self.assertIn("| weights | 2 |", out)  # stored, and absent from the pick
+        self.assertIn("| fuse.fc1 | 1 |", out)
+
+    def test_a_row_per_folder_and_picks_without_a_config_are_not_counted(self):
+        self.write("one/w_evaluate.json", {"shapes": [shape(ORACLE, 1.0)]})
+        self.write("two/w_evaluate.json", {"shapes": [{"dims": {}, "oracle_config": ORACLE,
+                                                        "crmap policy (hook)": {"oracle_ratio": 0.1}}]})
+        code, out, _ = self.main(["miss_knobs.py", f"{self.dir}/one", f"{self.dir}/two"])
+        self.assertEqual(code, 0)
+        self.assertIn(f"| {self.dir}/one | 1 | 0 | 0 | 0 | 0 |", out)
+        self.assertIn(f"| {self.dir}/two | 0 | 0 | 0 | 0 | 0 |", out)
+
+    def test_no_evaluation_or_a_malformed_one_is_exit_two_naming_it(self):
+        code, _, err = self.main(["miss_knobs.py", self.dir])
+        self.assertEqual(code, 2)
+        self.assertIn(f"no <workload>_evaluate.json under {self.dir}", err)
+        self.write("w_evaluate.json", "{truncated")
+        code, _, err = self.main(["miss_knobs.py", self.dir])
+        self.assertEqual(code, 2)
+        self.assertIn("w_evaluate.json: not JSON", err)
+        self.write("w_evaluate.json", {"held_out": 8})
+        code, _, err = self.main(["miss_knobs.py", self.dir])
+        self.assertEqual(code, 2)
+        self.assertIn("w_evaluate.json: not an evaluation crmap wrote", err)
+        self.assertEqual(self.main(["miss_knobs.py"])[0], 2)
+
+
+if __name__ == "__main__":
+    unittest.main()
