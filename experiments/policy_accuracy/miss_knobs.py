@@ -5,10 +5,12 @@ the knobs on which the pick's config differs from the oracle's.
 usage: miss_knobs.py DIR [DIR ...]
 Reads every <workload>_evaluate.json under each DIR (any depth; `crmap evaluate --out`). A pick is a method
 "crmap policy (hook)" or "compared policy (hook)" (an A/B folder's B and A) with a config and an oracle ratio; a miss
-is a pick below 0.95 of its shape's oracle ("oracle_ratio"). Prints, per DIR: picks, misses, and the misses whose
-config differs from the oracle's in `threads` alone, in threads and other knobs, and in other knobs only; then, over
-all DIRs, each knob with the number of misses on which it differs. Exit 2 when a DIR holds no evaluation or a file
-is malformed (the message names it).
+is a pick below 0.95 of its shape's oracle ("oracle_ratio"); a clear miss one whose interval lies wholly below it
+("oracle_ratio_high" < 0.95; evaluations written before the interval have none, so none of theirs is clear). Prints,
+per DIR: picks, misses, clear misses, and the misses whose config differs from the oracle's in `threads` alone, in
+threads and other knobs, and in other knobs only; then, over all DIRs, each knob with the number of misses on which
+it differs. The other methods of an evaluation (static plan, nearest tuned shape, default config) are not picks.
+Exit 2 when a DIR is not a folder or holds no evaluation, or a file is malformed (the message names it).
 """
 import collections
 import os
@@ -38,8 +40,8 @@ def evaluations(root):
 
 
 def misses_of(path):
-    """(picks, [differing knobs of each miss]) of one evaluation."""
-    picks, misses = 0, []
+    """(picks, clear misses, [differing knobs of each miss]) of one evaluation."""
+    picks, clear, misses = 0, 0, []
     for shape in load_json(path)["shapes"]:
         oracle = shape.get("oracle_config")
         for method in PICKS:
@@ -49,7 +51,8 @@ def misses_of(path):
             picks += 1
             if pick["oracle_ratio"] < MISS_BELOW:
                 misses.append(differing_knobs(pick["config"], oracle))
-    return picks, misses
+                clear += pick.get("oracle_ratio_high", MISS_BELOW) < MISS_BELOW
+    return picks, clear, misses
 
 
 def main(argv):
@@ -59,14 +62,17 @@ def main(argv):
     by_knob = collections.Counter()
     rows = []
     for root in argv[1:]:
+        if not os.path.isdir(root):
+            print(f"{root} is not a folder", file=sys.stderr)
+            return 2
         paths = evaluations(root)
         if not paths:
             print(f"no <workload>_evaluate.json under {root}", file=sys.stderr)
             return 2
-        picks, misses = 0, []
+        picks, clear, misses = 0, 0, []
         for path in paths:
             try:
-                counted, found = misses_of(path)
+                counted, clear_here, found = misses_of(path)
             except (OSError, ValueError) as error:  # each names the file
                 print(error, file=sys.stderr)
                 return 2
@@ -74,15 +80,17 @@ def main(argv):
                 print(f"{path}: not an evaluation crmap wrote ({error!r})", file=sys.stderr)
                 return 2
             picks += counted
+            clear += clear_here
             misses += found
         threads_only = sum(differing == ["threads"] for differing in misses)
         threads_and_more = sum("threads" in differing and differing != ["threads"] for differing in misses)
-        rows.append(f"| {root} | {picks} | {len(misses)} | {threads_only} | {threads_and_more} | "
+        rows.append(f"| {root} | {picks} | {len(misses)} | {clear} | {threads_only} | {threads_and_more} | "
                     f"{len(misses) - threads_only - threads_and_more} |")
         for differing in misses:
             by_knob.update(differing)
-    print("| folder | picks | misses (< 0.95) | threads only | threads and other knobs | other knobs only |")
-    print("|---|---|---|---|---|---|")
+    print("| folder | picks | misses (< 0.95) | clear misses | threads only | threads and other knobs | "
+          "other knobs only |")
+    print("|---|---|---|---|---|---|---|")
     print("\n".join(rows))
     print("\n| knob | misses on which it differs from the oracle's |")
     print("|---|---|")
