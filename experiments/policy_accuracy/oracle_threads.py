@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Whether the oracle's thread count goes with the shape or with the run: per evaluation, the `threads` of each
+held-out shape's oracle config, for the shapes whose DIM lies in [LO, HI].
+
+usage: oracle_threads.py WORKLOAD DIM LO HI DIR [DIR ...]
+Reads every WORKLOAD_evaluate.json under each DIR (any depth). Prints one row per evaluation that has such shapes:
+the file, the shapes' DIM values and the oracle's thread count at each (in the evaluation's order); then how many
+evaluations gave one thread count at all of their shapes but at most one ("mostly N"), and how many were mixed. If
+the winner were a property of the shape, evaluations of the same shapes would agree shape by shape. Exit 2 when a
+DIR is not a folder, LO/HI are not numbers, no evaluation has such shapes, or a file is malformed (named).
+"""
+import collections
+import os
+import sys
+
+from miss_knobs import knobs
+from result_files import load_json
+
+
+def evaluations(root, workload):
+    found = []
+    for folder, _, files in os.walk(root):
+        found += [os.path.join(folder, name) for name in files if name == f"{workload}_evaluate.json"]
+    return sorted(found)
+
+
+def oracle_threads(path, dim, lo, hi):
+    """[(dim value, oracle threads)] of one evaluation's held-out shapes with lo <= dim <= hi."""
+    rows = []
+    for shape in load_json(path)["shapes"]:
+        value = shape["dims"].get(dim)
+        if value is not None and lo <= value <= hi and "oracle_config" in shape:
+            rows.append((value, knobs(shape["oracle_config"]).get("threads", "?")))
+    return rows
+
+
+def verdict(threads):
+    counts = collections.Counter(threads)
+    top, count = counts.most_common(1)[0]
+    return f"mostly {top}" if count >= len(threads) - 1 and len(threads) >= 3 else "mixed"
+
+
+def main(argv):
+    if len(argv) < 6:
+        print(__doc__.strip().splitlines()[3], file=sys.stderr)
+        return 2
+    workload, dim = argv[1], argv[2]
+    try:
+        lo, hi = float(argv[3]), float(argv[4])
+    except ValueError:
+        print(f"LO and HI must be numbers, not '{argv[3]}' and '{argv[4]}'", file=sys.stderr)
+        return 2
+    verdicts = collections.Counter()
+    print(f"| evaluation | {dim} | oracle threads | verdict |")
+    print("|---|---|---|---|")
+    for root in argv[5:]:
+        if not os.path.isdir(root):
+            print(f"{root} is not a folder", file=sys.stderr)
+            return 2
+        for path in evaluations(root, workload):
+            try:
+                rows = oracle_threads(path, dim, lo, hi)
+            except (OSError, ValueError) as error:  # each names the file
+                print(error, file=sys.stderr)
+                return 2
+            except (KeyError, TypeError, AttributeError) as error:
+                print(f"{path}: not an evaluation crmap wrote ({error!r})", file=sys.stderr)
+                return 2
+            if not rows:
+                continue
+            threads = [t for _, t in rows]
+            verdicts[verdict(threads)] += 1
+            print(f"| {path} | {' '.join(str(v) for v, _ in rows)} | {' '.join(threads)} | {verdict(threads)} |")
+    if not verdicts:
+        print(f"no {workload}_evaluate.json with a held-out {dim} in [{argv[3]}, {argv[4]}]", file=sys.stderr)
+        return 2
+    print("\n" + ", ".join(f"{name}: {count}" for name, count in sorted(verdicts.items())))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
