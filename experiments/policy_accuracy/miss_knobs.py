@@ -16,7 +16,7 @@ import collections
 import os
 import sys
 
-from result_files import load_json
+from result_files import files_under, load_json, read_structured
 
 PICKS = ("crmap policy (hook)", "compared policy (hook)")
 MISS_BELOW = 0.95
@@ -30,13 +30,6 @@ def knobs(config):
 def differing_knobs(pick_config, oracle_config):
     pick, oracle = knobs(pick_config), knobs(oracle_config)
     return sorted(name for name in pick.keys() | oracle.keys() if pick.get(name) != oracle.get(name))
-
-
-def evaluations(root):
-    found = []
-    for folder, _, files in os.walk(root):
-        found += [os.path.join(folder, name) for name in files if name.endswith("_evaluate.json")]
-    return sorted(found)
 
 
 def misses_of(path):
@@ -65,19 +58,16 @@ def main(argv):
         if not os.path.isdir(root):
             print(f"{root} is not a folder", file=sys.stderr)
             return 2
-        paths = evaluations(root)
+        paths = files_under(root, lambda name: name.endswith("_evaluate.json"))
         if not paths:
             print(f"no <workload>_evaluate.json under {root}", file=sys.stderr)
             return 2
         picks, clear, misses = 0, 0, []
         for path in paths:
             try:
-                counted, clear_here, found = misses_of(path)
+                counted, clear_here, found = read_structured(path, misses_of)
             except (OSError, ValueError) as error:  # each names the file
                 print(error, file=sys.stderr)
-                return 2
-            except (KeyError, TypeError, AttributeError) as error:
-                print(f"{path}: not an evaluation crmap wrote ({error!r})", file=sys.stderr)
                 return 2
             picks += counted
             clear += clear_here

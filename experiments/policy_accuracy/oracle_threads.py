@@ -14,14 +14,7 @@ import os
 import sys
 
 from miss_knobs import knobs
-from result_files import load_json
-
-
-def evaluations(root, workload):
-    found = []
-    for folder, _, files in os.walk(root):
-        found += [os.path.join(folder, name) for name in files if name == f"{workload}_evaluate.json"]
-    return sorted(found)
+from result_files import files_under, load_json, read_structured
 
 
 def oracle_threads(path, dim, lo, hi):
@@ -57,14 +50,11 @@ def main(argv):
         if not os.path.isdir(root):
             print(f"{root} is not a folder", file=sys.stderr)
             return 2
-        for path in evaluations(root, workload):
+        for path in files_under(root, lambda name: name == f"{workload}_evaluate.json"):
             try:
-                rows = oracle_threads(path, dim, lo, hi)
+                rows = read_structured(path, lambda p: oracle_threads(p, dim, lo, hi))
             except (OSError, ValueError) as error:  # each names the file
                 print(error, file=sys.stderr)
-                return 2
-            except (KeyError, TypeError, AttributeError) as error:
-                print(f"{path}: not an evaluation crmap wrote ({error!r})", file=sys.stderr)
                 return 2
             if not rows:
                 continue

@@ -1,6 +1,4 @@
 """Tests of experiments/policy_accuracy/ab_range_split.py (reads an ab_campaigns.sh folder)."""
-import contextlib
-import io
 import unittest
 
 from script_test_support import ScriptTest  # first: puts the scripts on the import path
@@ -15,10 +13,7 @@ def shape(batch, a, b, nearest):
 
 class MainTest(ScriptTest):
     def main(self, argv):
-        out, err = io.StringIO(), io.StringIO()
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = ab_range_split.main(argv)
-        return code, out.getvalue(), err.getvalue()
+        return self.call_main(ab_range_split, argv)
 
     def test_held_out_shapes_split_by_as_tuned_range_over_seeds(self):
         for seed in (1, 2):

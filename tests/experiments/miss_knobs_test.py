@@ -1,6 +1,4 @@
 """Tests of experiments/policy_accuracy/miss_knobs.py (reads evaluations under folders)."""
-import contextlib
-import io
 import unittest
 
 from script_test_support import ScriptTest  # first: puts the scripts on the import path
@@ -27,10 +25,7 @@ def shape(b_pick, a_pick=None, oracle=ORACLE):
 
 class MainTest(ScriptTest):
     def main(self, argv):
-        out, err = io.StringIO(), io.StringIO()
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = miss_knobs.main(argv)
-        return code, out.getvalue(), err.getvalue()
+        return self.call_main(miss_knobs, argv)
 
     def test_misses_split_by_whether_threads_differ(self):
         self.write("b_seed1/w_evaluate.json", {"shapes": [

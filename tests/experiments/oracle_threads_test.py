@@ -1,6 +1,4 @@
 """Tests of experiments/policy_accuracy/oracle_threads.py (reads evaluations under folders)."""
-import contextlib
-import io
 import unittest
 
 from script_test_support import ScriptTest  # first: puts the scripts on the import path
@@ -15,10 +13,7 @@ def evaluation(*batch_threads):
 
 class MainTest(ScriptTest):
     def main(self, argv):
-        out, err = io.StringIO(), io.StringIO()
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = oracle_threads.main(argv)
-        return code, out.getvalue(), err.getvalue()
+        return self.call_main(oracle_threads, argv)
 
     def test_each_evaluation_in_range_with_its_verdict(self):
         self.write("a/b_seed1/w_evaluate.json", evaluation((161, 2), (194, 2), (205, 1), (8, 1)))  # 8 out of range

@@ -3,7 +3,7 @@ import unittest
 
 from script_test_support import ScriptTest  # first: puts the scripts on the import path
 
-from result_files import load_json, load_text  # noqa: E402
+from result_files import files_under, load_json, load_text, read_structured  # noqa: E402
 
 
 class LoadJsonTest(ScriptTest):
@@ -25,6 +25,27 @@ class LoadTextTest(ScriptTest):
         self.assertEqual(load_text(path), ["crmap 0.1.0", "environment: ONEDNN_MAX_CPU_ISA=AVX2"])
         with self.assertRaisesRegex(ValueError, r"f/version\.txt is larger than 10 bytes"):
             load_text(path, max_bytes=10)
+
+
+class FilesUnderTest(ScriptTest):
+    def test_matching_files_at_any_depth_sorted(self):
+        b = self.write("x/b_seed2/w_evaluate.json", {})
+        a = self.write("x/b_seed1/deeper/w_evaluate.json", {})
+        self.write("x/b_seed1/w_train.json", {})
+        self.assertEqual(files_under(f"{self.dir}/x", lambda name: name.endswith("_evaluate.json")), [a, b])
+        self.assertEqual(files_under(f"{self.dir}/absent", lambda name: True), [])
+
+
+class ReadStructuredTest(ScriptTest):
+    def test_the_readers_result_or_a_wrong_structure_named(self):
+        path = self.write("w_evaluate.json", {"held_out": 8})
+        self.assertEqual(read_structured(path, lambda p: load_json(p)["held_out"]), 8)
+        with self.assertRaisesRegex(ValueError, r"w_evaluate\.json: not an evaluation crmap wrote \(KeyError"):
+            read_structured(path, lambda p: load_json(p)["shapes"])
+        with self.assertRaisesRegex(ValueError, r"w_evaluate\.json: not a train report \(TypeError"):
+            read_structured(path, lambda p: load_json(p)["held_out"]["x"], what="a train report")
+        with self.assertRaises(OSError):  # not a structure error: passes through, naming the file
+            read_structured(f"{self.dir}/absent.json", load_json)
 
 
 if __name__ == "__main__":

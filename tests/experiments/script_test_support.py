@@ -58,6 +58,13 @@ class ScriptTest(unittest.TestCase):
         os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
         return path
 
+    def call_main(self, module, argv):
+        """Runs module.main(argv) (the scripts that take their arguments); returns (exit code, stdout, stderr)."""
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = module.main(argv)
+        return code, out.getvalue(), err.getvalue()
+
     def run_main(self, module, argv):
         """Runs module.main() with sys.argv = argv; returns (exit code or None, stdout)."""
         out, saved = io.StringIO(), sys.argv
