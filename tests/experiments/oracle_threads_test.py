@@ -36,6 +36,26 @@ class MainTest(ScriptTest):
         self.assertEqual(code, 0)
         self.assertIn("| 161 194 | 2 1 | mixed |", out)
 
+    def test_the_ends_of_the_range_count_and_only_the_workloads_own_file_is_read(self):
+        self.write("w_evaluate.json", {"shapes": [
+            {"dims": {"batch": 161}, "oracle_config": "threads=2"},
+            {"dims": {"batch": 205}, "oracle_config": "weights=packed"},  # no threads: "?"
+            {"dims": {"batch": 180}},  # no oracle config: skipped
+            {"dims": {"batch": 206}, "oracle_config": "threads=1"}]})
+        self.write("xw_evaluate.json", evaluation((170, 1)))  # another workload whose name ends like this one's
+        code, out, _ = self.main(["oracle_threads.py", "w", "batch", "161", "205", self.dir])
+        self.assertEqual(code, 0)
+        self.assertIn("| 161 205 | 2 ? | mixed |", out)
+        self.assertNotIn("xw_evaluate", out)
+
+    def test_nothing_on_stdout_when_a_later_folder_fails(self):
+        self.write("a/w_evaluate.json", evaluation((161, 2)))
+        code, out, err = self.main(["oracle_threads.py", "w", "batch", "150", "210", f"{self.dir}/a",
+                                    f"{self.dir}/absent"])
+        self.assertEqual(code, 2)
+        self.assertEqual(out, "")
+        self.assertIn("absent is not a folder", err)
+
     def test_bad_arguments_and_malformed_files_are_exit_two_naming_them(self):
         self.assertEqual(self.main(["oracle_threads.py", "w", "batch", "150", "210"])[0], 2)
         code, _, err = self.main(["oracle_threads.py", "w", "batch", "x", "210", self.dir])
