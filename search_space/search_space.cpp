@@ -280,4 +280,26 @@ std::vector<Config> SearchSpace::Neighbours(const Config& config, KnobScope scop
   return neighbours;
 }
 
+int SearchSpace::FusionDepth(const Config& config) const {
+  int depth = 0;
+  for (size_t k = 0; k < knobs_.size() && k < config.values.size(); ++k)
+    if (knobs_[k].kind == KnobKind::kFusion) depth += config.values[k];
+  return depth;
+}
+
+bool SearchSpace::FusesFurther(const Config& deeper, const Config& than) const {
+  if (deeper.values.size() != knobs_.size() || than.values.size() != knobs_.size()) return false;
+  bool further = false;
+  for (size_t k = 0; k < knobs_.size(); ++k) {
+    if (knobs_[k].kind != KnobKind::kFusion) {
+      if (deeper.values[k] != than.values[k]) return false;
+    } else if (deeper.values[k] < than.values[k]) {
+      return false;
+    } else {
+      further |= deeper.values[k] > than.values[k];
+    }
+  }
+  return further;
+}
+
 }  // namespace crmap

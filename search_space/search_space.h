@@ -99,6 +99,14 @@ class SearchSpace {
   // Configs that differ from `config` in exactly one knob of `scope`.
   std::vector<Config> Neighbours(const Config& config, KnobScope scope = KnobScope::kPlan) const;
 
+  // How far `config` fuses: the sum over its fusion knobs of how far along each op's chain it fuses (0: none).
+  int FusionDepth(const Config& config) const;
+  // Whether `deeper` is `than` fused further: equal in every other knob, at least as far along every op's chain
+  // and further along one. Fusing a step of the chain moves work that would run as its own primitive (a bias
+  // add, an eltwise op, a residual add) into the producer's post-ops, which saves a pass over the op's output;
+  // the labels prefer such a config where the measurements cannot tell the two apart (tuner/config_scores.h).
+  bool FusesFurther(const Config& deeper, const Config& than) const;
+
  private:
   std::string workload_name_;
   std::vector<Knob> knobs_;

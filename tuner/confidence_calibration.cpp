@@ -46,7 +46,7 @@ FoldCandidateSet FoldCandidates(const SearchSpace& space, const std::map<Dims, S
   std::vector<std::string> labels;  // per shape left ("" without one)
   std::set<std::string> seen;
   for (const Dims& dims : shapes_left) {
-    const ConfigScore* label = NoiseAwareLabel(scores_left, dims, kNoiseBand, record_noise);
+    const ConfigScore* label = NoiseAwareLabel(scores_left, dims, kNoiseBand, record_noise, &space);
     labels.push_back(label ? label->config : "");
     if (!label || !seen.insert(label->config).second) continue;
     if (auto config = space.Parse(label->config); config.ok()) candidates.push_back(*config);

@@ -98,8 +98,24 @@ Standing StandingAt(const ShapeScores& shape, const std::string& config, double 
   return best->speedup <= score->speedup * (1 + tie_band) ? Standing::kTied : Standing::kBehind;
 }
 
+int DeepestFusionOf(const SearchSpace& space, const std::string& chosen, const std::vector<std::string>& candidates) {
+  const Result<Config> base = space.Parse(chosen);
+  if (!base.ok()) return -1;
+  int deepest = -1, deepest_depth = 0;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const Result<Config> config = space.Parse(candidates[i]);
+    if (!config.ok() || !space.FusesFurther(*config, *base)) continue;
+    const int depth = space.FusionDepth(*config);
+    if (deepest < 0 || depth > deepest_depth) {
+      deepest = static_cast<int>(i);
+      deepest_depth = depth;
+    }
+  }
+  return deepest;
+}
+
 const ConfigScore* NoiseAwareLabel(const std::map<Dims, ShapeScores>& scores, const Dims& dims, double band,
-                                   double record_noise) {
+                                   double record_noise, const SearchSpace* space) {
   auto here = scores.find(dims);
   if (here == scores.end()) return nullptr;
   const ConfigScore* label = here->second.Best();
@@ -137,7 +153,19 @@ const ConfigScore* NoiseAwareLabel(const std::map<Dims, ShapeScores>& scores, co
       label_generality = g;
     }
   }
-  return label;
+  if (!space) return label;
+  // The tied configs that fuse further than the label, best score first (so the first of equal depth is it).
+  std::vector<const ConfigScore*> tied;
+  for (const auto& [config, score] : here->second.configs) {
+    const Standing standing = StandingAt(here->second, config, band, record_noise);
+    if (&score != label && (standing == Standing::kBest || standing == Standing::kTied)) tied.push_back(&score);
+  }
+  std::stable_sort(tied.begin(), tied.end(),
+                   [](const ConfigScore* a, const ConfigScore* b) { return BetterScore(*a, *b); });
+  std::vector<std::string> names;
+  for (const ConfigScore* score : tied) names.push_back(score->config);
+  const int deeper = DeepestFusionOf(*space, label->config, names);
+  return deeper < 0 ? label : tied[static_cast<size_t>(deeper)];
 }
 
 bool HasFigureAt(const TuningRecord& record, Objective objective) {

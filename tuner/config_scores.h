@@ -100,10 +100,20 @@ Standing StandingAt(const ShapeScores& shape, const std::string& config, double 
 // The label a learner is taught for the shape `dims` of `scores` — noise-aware: every config best or tied there
 // (StandingAt, with `record_noise`) is equally right, so a lucky sample cannot decide between them; among those,
 // the one that is best or tied at the most shapes of `scores`, then the one with the largest geometric-mean
-// speedup over the shapes where it has one, then the better score at `dims` (BetterScore). nullptr when no
-// config ran at `dims`.
+// speedup over the shapes where it has one, then the better score at `dims` (BetterScore). Given the `space`,
+// a config best or tied there that fuses further than that one (SearchSpace::FusesFurther: the same config with
+// more of the ops' consumers fused) takes its place — the deepest such (SearchSpace::FusionDepth), then the
+// better score: where the records cannot tell them apart, the fused config saves a pass over the op's output
+// that single records of 10 rounds do not resolve (experiments/RESULTS.md, "A fused post-op where the records
+// tie"). nullptr when no config ran at `dims`.
 const ConfigScore* NoiseAwareLabel(const std::map<Dims, ShapeScores>& scores, const Dims& dims,
-                                   double band = kNoiseBand, double record_noise = 0);
+                                   double band = kNoiseBand, double record_noise = 0,
+                                   const SearchSpace* space = nullptr);
+
+// Among `candidates` (config strings of `space`; unparsable ones are skipped), the index of the one that fuses
+// furthest beyond `chosen` (SearchSpace::FusesFurther, the largest FusionDepth; the first on a tie), or -1 when
+// none fuses further than it.
+int DeepestFusionOf(const SearchSpace& space, const std::string& chosen, const std::vector<std::string>& candidates);
 
 // Whether a recorded config string is the workload's default config.
 using DefaultPredicate = std::function<bool(const std::string& config)>;

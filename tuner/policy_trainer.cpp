@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -44,13 +45,11 @@ Scores Collect(const SearchSpace& space, const std::map<Dims, ShapeScores>& by_s
   return scores;
 }
 
-// The candidate configs measured ok at every shape and never failing, each with its speedups.
-template <typename Score>
-Config BestEverywhere(const SearchSpace& space, const std::map<Dims, ShapeScores>& by_shape,
-                      const std::vector<Dims>& shapes, Score score) {
-  Scores scores = Collect(space, by_shape);
-  Config best = space.Default();
-  double best_score = -1e300;
+// The candidate configs measured ok at every shape and never failing, each with its speedups there (in config
+// order).
+std::vector<std::pair<std::string, std::vector<double>>> MeasuredEverywhere(const Scores& scores,
+                                                                            const std::vector<Dims>& shapes) {
+  std::vector<std::pair<std::string, std::vector<double>>> candidates;
   for (const auto& [key, by_shape] : scores.speedup) {
     if (scores.failed.count(key)) continue;
     std::vector<double> values;
@@ -59,7 +58,19 @@ Config BestEverywhere(const SearchSpace& space, const std::map<Dims, ShapeScores
       if (it == by_shape.end()) break;
       values.push_back(it->second);
     }
-    if (values.size() != shapes.size()) continue;
+    if (values.size() == shapes.size()) candidates.emplace_back(key, std::move(values));
+  }
+  return candidates;
+}
+
+// The candidate (MeasuredEverywhere) of the highest score; the default config when there is none.
+template <typename Score>
+Config BestEverywhere(const SearchSpace& space, const std::map<Dims, ShapeScores>& by_shape,
+                      const std::vector<Dims>& shapes, Score score) {
+  Scores scores = Collect(space, by_shape);
+  Config best = space.Default();
+  double best_score = -1e300;
+  for (const auto& [key, values] : MeasuredEverywhere(scores, shapes)) {
     double s = score(values);
     if (s > best_score) {
       best_score = s;
@@ -143,11 +154,29 @@ Config ChooseFallback(const SearchSpace& space, const std::map<Dims, ShapeScores
 
 Config ChooseStaticPlan(const SearchSpace& space, const std::map<Dims, ShapeScores>& scores,
                         const std::vector<Dims>& shapes) {
-  return BestEverywhere(space, scores, shapes, [](const std::vector<double>& v) {
+  auto mean_log = [](const std::vector<double>& v) {
     double sum = 0;
     for (double s : v) sum += std::log(s);
-    return sum;
-  });
+    return v.empty() ? 0 : sum / static_cast<double>(v.size());
+  };
+  const Config best = BestEverywhere(space, scores, shapes, mean_log);
+  if (shapes.empty()) return best;
+  // The configs whose geometric mean is within the tie band of the best's, by mean; the deepest-fused of those
+  // that fuse further than the best takes its place.
+  const Scores collected = Collect(space, scores);
+  std::vector<std::pair<double, std::string>> within;  // (mean log speedup, config)
+  double best_mean = 0;
+  for (const auto& [key, values] : MeasuredEverywhere(collected, shapes)) {
+    within.emplace_back(mean_log(values), key);
+    if (collected.configs.at(key) == best) best_mean = within.back().first;
+  }
+  const double band = TieBand(kNoiseBand, EstimateRecordNoise(scores), shapes.size(), shapes.size());
+  std::vector<std::string> names;
+  std::stable_sort(within.begin(), within.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (const auto& [mean, key] : within)
+    if (std::exp(best_mean - mean) <= 1 + band) names.push_back(key);
+  const int deeper = DeepestFusionOf(space, space.ToString(best), names);
+  return deeper < 0 ? best : collected.configs.at(names[static_cast<size_t>(deeper)]);
 }
 
 Config ChooseFallback(const SearchSpace& space, const std::vector<TuningRecord>& records,
@@ -185,7 +214,7 @@ Result<PolicyFile> TrainPolicy(const Workload& workload, const SearchSpace& spac
   // apart (config_scores.h: EstimateRecordNoise, TieBand).
   const double record_noise = EstimateRecordNoise(scores);
   for (const Dims& dims : shapes)
-    if (const ConfigScore* label = NoiseAwareLabel(scores, dims, kNoiseBand, record_noise))
+    if (const ConfigScore* label = NoiseAwareLabel(scores, dims, kNoiseBand, record_noise, &space))
       offline.labels.emplace(dims, *space.Parse(label->config));
   agent.LearnOffline(observations, offline);
 

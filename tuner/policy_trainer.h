@@ -91,7 +91,10 @@ Config ChooseFallback(const SearchSpace& space, const std::map<Dims, ShapeScores
                       const std::vector<Dims>& shapes);
 
 // The static plan: among configs measured ok at every tuned shape, the best geometric-mean speedup (what one
-// config for the whole distribution, as a TensorRT optimisation profile has, would be).
+// config for the whole distribution, as a TensorRT optimisation profile has, would be) — or, among those whose
+// geometric mean is within the tie band of the best's (config_scores.h: TieBand over the database's record noise,
+// one record per shape each side), the one that fuses furthest beyond it (config_scores.h: DeepestFusionOf),
+// as the labels do.
 Config ChooseStaticPlan(const SearchSpace& space, const std::vector<TuningRecord>& records,
                         const std::vector<Dims>& shapes);
 Config ChooseStaticPlan(const SearchSpace& space, const std::map<Dims, ShapeScores>& scores,

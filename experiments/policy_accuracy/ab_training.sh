@@ -73,10 +73,12 @@ for source in "${sources[@]}"; do
   done
   CRMAP="$crmap_b" BASELINE_CRMAP="$crmap_a" "$here/budgeted.sh" "${pass_here[@]}" --out "$dir" > /dev/null
   held_out_line="$(sed -n 's/.*agent [a-z]* seed [0-9]*; //p' "$dir/protocol.txt" | head -1)"
+  held_out_seed_line="$(grep '^held-out shapes drawn with seed' "$dir/protocol.txt" || true)"
   # budgeted.sh wrote its own protocol and budgets (of a campaign it did not run): the source's stand
   { echo "campaigns (not run here) from $named, whose protocol was:"
     cat "$source/protocol.txt" 2>/dev/null || echo "(no protocol.txt)"
-    echo "evaluated here: $held_out_line"; } > "$dir/protocol.txt"
+    echo "evaluated here: $held_out_line"
+    [ -z "$held_out_seed_line" ] || echo "$held_out_seed_line"; } > "$dir/protocol.txt"
   [ ! -s "$source/budgets.txt" ] || cp "$source/budgets.txt" "$dir/budgets.txt"
   for workload in $have; do  # the campaigns stay in their source folder (a rerun copies them again)
     rm -f "$dir/$workload.jsonl" "$dir/${workload}_tune.json"

@@ -411,6 +411,32 @@ TEST(SearchSpaceTest, PlanKeyIgnoresRuntimeKnobs) {
   EXPECT_EQ(space.PlanPart(runtime), base);
 }
 
+TEST(SearchSpaceTest, FusionDepthSumsHowFarEachOpFusesAlongItsChain) {
+  SearchSpace space = MustSpace(MustLoad("bert_ffn"));
+  EXPECT_EQ(space.FusionDepth(space.Default()), 0);
+  EXPECT_EQ(space.FusionDepth(MustParseConfig(space, "fuse.fc1=bias;weights=packed;threads=1")), 1);
+  EXPECT_EQ(space.FusionDepth(MustParseConfig(space, "fuse.fc1=bias+gelu_erf;fuse.fc2=bias")), 3);
+}
+
+TEST(SearchSpaceTest, AConfigFusesFurtherOnlyWhenEveryOtherKnobIsEqualAndNoChainIsShorter) {
+  SearchSpace space = MustSpace(MustLoad("bert_ffn"));
+  const Config shallow = MustParseConfig(space, "fuse.fc1=bias;fuse.fc2=bias;weights=packed;threads=1");
+  const Config deeper = MustParseConfig(space, "fuse.fc1=bias+gelu_erf;fuse.fc2=bias;weights=packed;threads=1");
+  EXPECT_TRUE(space.FusesFurther(deeper, shallow));
+  EXPECT_FALSE(space.FusesFurther(shallow, deeper));
+  EXPECT_FALSE(space.FusesFurther(deeper, deeper)) << "further along one chain at least";
+  EXPECT_FALSE(space.FusesFurther(
+      MustParseConfig(space, "fuse.fc1=bias+gelu_erf;fuse.fc2=bias;weights=packed;threads=2"), shallow))
+      << "another knob differs (threads)";
+  EXPECT_FALSE(space.FusesFurther(
+      MustParseConfig(space, "fuse.fc1=bias+gelu_erf;fuse.fc2=bias;weights=stored;threads=1"), shallow))
+      << "another knob differs (weights)";
+  EXPECT_FALSE(space.FusesFurther(
+      MustParseConfig(space, "fuse.fc1=bias+gelu_erf;fuse.fc2=none;weights=packed;threads=1"), shallow))
+      << "one chain further, another shorter";
+  EXPECT_FALSE(space.FusesFurther(Config{{1}}, shallow)) << "a config of another space";
+}
+
 TEST(KnobKindTest, Names) {
   EXPECT_STREQ(KnobKindName(KnobKind::kFusion), "fusion");
   EXPECT_STREQ(KnobKindName(KnobKind::kLayout), "layout");

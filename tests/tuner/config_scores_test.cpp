@@ -190,6 +190,41 @@ TEST_F(ConfigScoresTest, TheLabelAmongTiedConfigsIsTheOneTiedAtMostShapesNotTheL
   EXPECT_EQ(NoiseAwareLabel(even, mid), nullptr);  // not a shape of the scores
 }
 
+TEST_F(ConfigScoresTest, GivenTheSpaceATiedConfigThatFusesFurtherTakesTheLabelsPlace) {
+  const Dims small = {{"batch", 4}}, large = {{"batch", 64}};
+  const std::string head = "weights=packed;fuse.head=bias";                      // best at both shapes
+  const std::string sigmoid = "weights=packed;fuse.head=bias+sigmoid";          // 2% behind: tied, one step further
+  const std::string fc2 = "weights=packed;fuse.head=bias+sigmoid;fuse.fc2=bias";  // 4% behind: tied, two steps
+  const std::string fc1 = "weights=packed;fuse.head=bias+sigmoid;fuse.fc2=bias;fuse.fc1=bias";  // 20% behind
+  const std::string threads = "weights=packed;fuse.head=bias+sigmoid;fuse.fc2=bias;threads=1";   // tied, deeper,
+                                                                                                 // threads differ
+  auto scores = ScoreConfigs(space_, {Record("default", "ok", 100, 1, small), Record(head, "ok", 50, 0.50, small),
+                                      Record(sigmoid, "ok", 51, 0.51, small), Record(fc2, "ok", 52, 0.52, small),
+                                      Record(fc1, "ok", 60, 0.60, small), Record(threads, "ok", 50.5, 0.505, small),
+                                      Record("default", "ok", 100, 1, large), Record(head, "ok", 50, 0.50, large),
+                                      Record(sigmoid, "ok", 52, 0.52, large)});
+  auto name = [&](const std::string& config) { return space_.ToString(testing::MustConfig(space_, config)); };
+  EXPECT_EQ(NoiseAwareLabel(scores, small)->config, name(head)) << "without the space: the general best";
+  EXPECT_EQ(NoiseAwareLabel(scores, small, kNoiseBand, 0, &space_)->config, name(fc2))
+      << "the deepest tied config that fuses further; not fc1 (behind), not the one on one thread";
+  EXPECT_EQ(NoiseAwareLabel(scores, large, kNoiseBand, 0, &space_)->config, name(sigmoid));
+  EXPECT_EQ(NoiseAwareLabel(scores, small, 0.0, 0, &space_)->config, name(head)) << "no band: nothing is tied";
+  EXPECT_EQ(NoiseAwareLabel(scores, small, kNoiseBand, 0.08, &space_)->config, name(fc1))
+      << "a record noise whose band reaches 20% ties fc1 too";
+}
+
+TEST_F(ConfigScoresTest, TheDeepestFusionBeyondAConfigIsTheFirstOfTheLargestDepthAndSkipsForeignStrings) {
+  auto name = [&](const std::string& config) { return space_.ToString(testing::MustConfig(space_, config)); };
+  const std::string chosen = name("fuse.fc1=bias");
+  EXPECT_EQ(DeepestFusionOf(space_, chosen, {}), -1);
+  EXPECT_EQ(DeepestFusionOf(space_, chosen, {name("fuse.fc1=bias;threads=1"), name("default")}), -1);
+  EXPECT_EQ(DeepestFusionOf(space_, chosen,
+                            {"not a config", name("fuse.fc1=bias+relu"), name("fuse.fc1=bias;fuse.fc2=bias"),
+                             name("fuse.fc1=bias+relu;fuse.fc2=bias"), name("fuse.fc1=bias;fuse.fc2=bias+relu")}),
+            3);
+  EXPECT_EQ(DeepestFusionOf(space_, "not a config", {name("fuse.fc1=bias+relu")}), -1);
+}
+
 // Scores of configs "D" (the default) and "X0".."X<n-1>" at shapes n = first and n = second: every X is `level`x
 // at the second and level x exp(changes[i]) at the first, so the change of its log speedup between the two is
 // changes[i]. `records` keeps the records the returned scores were made from.

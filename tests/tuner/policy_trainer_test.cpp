@@ -80,6 +80,26 @@ TEST_F(PolicyTrainerTest, StaticPlanAndFallbackRankByTheSharedScores) {
   EXPECT_EQ(ChooseStaticPlan(space_, records, shapes_), testing::MustConfig(space_, "weights=packed"));
 }
 
+// Among configs whose geometric mean is within the tie band of the best's, the static plan is the one that fuses
+// furthest beyond the best (the rest of its knobs equal); one outside the band, or differing in another knob, is not.
+TEST_F(PolicyTrainerTest, TheStaticPlanTakesATiedConfigThatFusesFurther) {
+  std::vector<TuningRecord> records = {
+      Record(1, "default", "ok", 1), Record(64, "default", "ok", 1),
+      Record(1, "weights=packed", "ok", 0.50), Record(64, "weights=packed", "ok", 0.50),
+      Record(1, "weights=packed;fuse.head=bias", "ok", 0.51), Record(64, "weights=packed;fuse.head=bias", "ok", 0.51),
+      Record(1, "weights=packed;fuse.head=bias;threads=1", "ok", 0.50),
+      Record(64, "weights=packed;fuse.head=bias;threads=1", "ok", 0.505),
+  };
+  EXPECT_EQ(ChooseStaticPlan(space_, records, shapes_), testing::MustConfig(space_, "weights=packed;fuse.head=bias"));
+  // 10% behind: outside the band (5%: two shapes give no record noise to widen it).
+  records[4].ratio_to_anchor = records[5].ratio_to_anchor = 0.55;
+  EXPECT_EQ(ChooseStaticPlan(space_, records, shapes_), testing::MustConfig(space_, "weights=packed"));
+  // Missing at one shape: no candidate.
+  records[4].ratio_to_anchor = records[5].ratio_to_anchor = 0.51;
+  records.erase(records.begin() + 5);
+  EXPECT_EQ(ChooseStaticPlan(space_, records, shapes_), testing::MustConfig(space_, "weights=packed"));
+}
+
 // The table's labels tie configs within the noise the database itself shows (config_scores.h:
 // EstimateRecordNoise): at batch 8 threads=1 beats weights=packed by 7% in one record each, where packed is best
 // at every other shape, and the configs' changes between neighbouring shapes say a record's noise is ~0.065.
