@@ -112,7 +112,7 @@ const ConfigScore* NoiseAwareLabel(const std::map<Dims, ShapeScores>& scores, co
 
 // Among `candidates` (config strings of `space`; unparsable ones are skipped), the index of the one that fuses
 // furthest beyond `chosen` (SearchSpace::FusesFurther, the largest FusionDepth; the first on a tie), or -1 when
-// none fuses further than it.
+// none fuses further than it or `chosen` itself does not parse.
 int DeepestFusionOf(const SearchSpace& space, const std::string& chosen, const std::vector<std::string>& candidates);
 
 // Whether a recorded config string is the workload's default config.

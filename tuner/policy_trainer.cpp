@@ -261,7 +261,8 @@ Result<PolicyFile> TrainPolicy(const Workload& workload, const SearchSpace& spac
   file.pessimism = options.pessimism;
 
   // The table of tuned shapes (each with its label: a best config by the rule of config_scores.h, the most
-  // general one among those tied within the noise band) and the latency model of the default config.
+  // general one among those tied within the noise band, or a tied one that fuses further: NoiseAwareLabel) and
+  // the latency model of the default config.
   std::vector<std::vector<float>> x;
   std::vector<double> y;
   for (const Dims& dims : shapes) {

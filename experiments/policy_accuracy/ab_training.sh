@@ -11,9 +11,10 @@
 # Rerunning copies them again and skips every step whose output exists (budgeted.sh's rule).
 #
 # The sources must have been measured at the ISA given here (--isa avx2 for folders measured with oneDNN capped
-# at AVX2): the oracle is measured now, the labels came from then. HELD_OUT, OBJECTIVE (and SHARE, TUNED for the
-# budgets budgeted.sh prints) pass through to budgeted.sh; each b_seed<N> keeps its source's protocol.txt and
-# budgets.txt, and source.txt names the source (a rerun with the sources in another order is refused).
+# at AVX2): the oracle is measured now, the labels came from then. HELD_OUT, HELD_OUT_SEED, OBJECTIVE (and SHARE,
+# TUNED for the budgets budgeted.sh prints) pass through to budgeted.sh; each b_seed<N> keeps its source's
+# protocol.txt (with the held-out seed, when given) and budgets.txt, and source.txt names the source (a rerun with
+# the sources in another order is refused).
 #
 # usage: CRMAP_A=<crmap of the baseline> [CRMAP_B=build/crmap]
 #          experiments/policy_accuracy/ab_training.sh --out DIR --workloads LIST [--isa host|avx2] [--rounds N]

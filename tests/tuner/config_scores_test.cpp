@@ -213,6 +213,26 @@ TEST_F(ConfigScoresTest, GivenTheSpaceATiedConfigThatFusesFurtherTakesTheLabelsP
       << "a record noise whose band reaches 20% ties fc1 too";
 }
 
+TEST_F(ConfigScoresTest, AmongTiedConfigsThatFuseEquallyFarTheBetterScoreTakesTheLabel) {
+  const Dims small = {{"batch", 4}};
+  const std::string head = "weights=packed;fuse.head=bias";
+  const std::string fc1 = "weights=packed;fuse.head=bias;fuse.fc1=bias";  // one step further, 3% behind
+  const std::string fc2 = "weights=packed;fuse.head=bias;fuse.fc2=bias";  // one step further, 1% behind
+  auto scores = ScoreConfigs(space_, {Record("default", "ok", 100, 1, small), Record(head, "ok", 50, 0.50, small),
+                                      Record(fc1, "ok", 51.5, 0.515, small), Record(fc2, "ok", 50.5, 0.505, small)});
+  EXPECT_EQ(NoiseAwareLabel(scores, small, kNoiseBand, 0, &space_)->config,
+            space_.ToString(testing::MustConfig(space_, fc2)));
+  // The best itself, when it fuses further than a label chosen for its generality: at batch 4 fc2 is best by 2%,
+  // head is best at batch 64 too (the more general one); given the space, fc2 is the label at batch 4.
+  const Dims large = {{"batch", 64}};
+  auto fused_best = ScoreConfigs(space_, {Record("default", "ok", 100, 1, small), Record(head, "ok", 50, 0.50, small),
+                                          Record(fc2, "ok", 49, 0.49, small), Record("default", "ok", 100, 1, large),
+                                          Record(head, "ok", 50, 0.50, large), Record(fc2, "ok", 60, 0.60, large)});
+  EXPECT_EQ(NoiseAwareLabel(fused_best, small)->config, space_.ToString(testing::MustConfig(space_, head)));
+  EXPECT_EQ(NoiseAwareLabel(fused_best, small, kNoiseBand, 0, &space_)->config,
+            space_.ToString(testing::MustConfig(space_, fc2)));
+}
+
 TEST_F(ConfigScoresTest, TheDeepestFusionBeyondAConfigIsTheFirstOfTheLargestDepthAndSkipsForeignStrings) {
   auto name = [&](const std::string& config) { return space_.ToString(testing::MustConfig(space_, config)); };
   const std::string chosen = name("fuse.fc1=bias");

@@ -100,6 +100,47 @@ TEST_F(PolicyTrainerTest, TheStaticPlanTakesATiedConfigThatFusesFurther) {
   EXPECT_EQ(ChooseStaticPlan(space_, records, shapes_), testing::MustConfig(space_, "weights=packed"));
 }
 
+// Of several tied configs that fuse further, the static plan is the one that fuses furthest — unless it failed
+// somewhere (no candidate then, as for the plain rule).
+TEST_F(PolicyTrainerTest, TheStaticPlanTakesTheDeepestTiedFusionThatNeverFailed) {
+  std::vector<TuningRecord> records = {
+      Record(1, "default", "ok", 1), Record(64, "default", "ok", 1),
+      Record(1, "weights=packed", "ok", 0.50), Record(64, "weights=packed", "ok", 0.50),
+      Record(1, "weights=packed;fuse.head=bias", "ok", 0.51), Record(64, "weights=packed;fuse.head=bias", "ok", 0.51),
+      Record(1, "weights=packed;fuse.head=bias;fuse.fc1=bias", "ok", 0.52),
+      Record(64, "weights=packed;fuse.head=bias;fuse.fc1=bias", "ok", 0.52),
+  };
+  EXPECT_EQ(ChooseStaticPlan(space_, records, shapes_),
+            testing::MustConfig(space_, "weights=packed;fuse.head=bias;fuse.fc1=bias"));
+  records.push_back(Record(8, "weights=packed;fuse.head=bias;fuse.fc1=bias", "validation_failed", NAN));
+  EXPECT_EQ(ChooseStaticPlan(space_, records, shapes_), testing::MustConfig(space_, "weights=packed;fuse.head=bias"));
+}
+
+// `crmap train` gives the rule the space: the table's label at a shape where a config that fuses further ties with
+// the best is that config.
+TEST_F(PolicyTrainerTest, TheTablesLabelIsATiedConfigThatFusesFurther) {
+  std::vector<TuningRecord> records = {
+      Record(1, "default", "ok", 1), Record(64, "default", "ok", 1),
+      Record(1, "weights=packed", "ok", 0.50), Record(64, "weights=packed", "ok", 0.50),
+      Record(1, "weights=packed;fuse.head=bias", "ok", 0.51), Record(64, "weights=packed;fuse.head=bias", "ok", 0.60),
+  };
+  TrainReport report;
+  TrainOptions options;
+  options.critic_epochs = 5;
+  options.policy_steps = 5;
+  options.critic_members = 0;
+  auto file = TrainPolicy(workload_, space_, records, options, &report);
+  ASSERT_TRUE(file.ok()) << file.status().message();
+  ASSERT_EQ(file->table.size(), 2u);
+  const Config fused = testing::MustConfig(space_, "weights=packed;fuse.head=bias");
+  const Config packed = testing::MustConfig(space_, "weights=packed");
+  EXPECT_EQ(file->table[0].dims[0], 1);
+  EXPECT_EQ(std::vector<int>(file->table[0].config.begin(), file->table[0].config.end()), fused.values)
+      << "tied at batch 1";
+  EXPECT_EQ(std::vector<int>(file->table[1].config.begin(), file->table[1].config.end()), packed.values)
+      << "17% behind at batch 64";
+}
+
 // The table's labels tie configs within the noise the database itself shows (config_scores.h:
 // EstimateRecordNoise): at batch 8 threads=1 beats weights=packed by 7% in one record each, where packed is best
 // at every other shape, and the configs' changes between neighbouring shapes say a record's noise is ~0.065.

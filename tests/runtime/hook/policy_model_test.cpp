@@ -378,7 +378,7 @@ TEST(PolicyModelTest, AgreesWithTheLibTorchNetworksItWasExportedFrom) {
   const double record_noise = EstimateRecordNoise(scores);
   for (const Dims& dims : replay.Shapes())  // the trainer's noise-aware labels and observations
     offline.labels.emplace(
-        dims, testing::MustConfig(space, NoiseAwareLabel(scores, dims, kNoiseBand, record_noise)->config));
+        dims, testing::MustConfig(space, NoiseAwareLabel(scores, dims, kNoiseBand, record_noise, &space)->config));
   twin.LearnOffline(ScoredObservations(space, records), offline);
 
   // The twin is the trained agent: same weights, bit for bit, and the same mask (bf16 forbidden).
