@@ -1,7 +1,9 @@
 """Two trainings of the same campaign, measured where their policies decide differently on held-out shapes.
 
 The shared core of incumbent_rule_check.py (one build, two `--incumbent` rules) and build_pair_check.py (two
-builds, one rule). A *side* is (name, crmap, extra train arguments). For every `<w>.jsonl` with a
+builds, one rule) and threads_probe.py (one build, the campaign's database with and without probes). A *side* is
+(name, crmap, extra train arguments) and optionally a fourth element, the suffix of the database it trains from
+(`<w><suffix>.jsonl` in the folder; default none: `<w>.jsonl`). For every `<w>.jsonl` with a
 `<w>_evaluate.json` beside it in each result folder of budgeted.sh (or, for the A side of an ab_campaigns.sh run,
 `a_seedN`, in its `b_seedN` sibling: the same held-out shapes and oracle), each side trains a policy from the same
 database with its own crmap, written to OUT (a temporary folder unless given; kept and reused when given) as
@@ -63,17 +65,20 @@ def pooled_summary(pooled, names):
             f"clearly (intervals apart) ahead at {clearly_ahead}, behind at {clearly_behind}")
 
 
-def train(side, folder, database, workload, policy):
-    """Trains the side's policy unless it exists; False when the train failed."""
-    _, crmap, extra = side
+def train(side, folder, workload, policy):
+    """Trains the side's policy from its database unless the policy exists; False when the train failed."""
+    crmap, extra = side[1], side[2]
+    suffix = side[3] if len(side) > 3 else ""
     if os.path.exists(policy):
         return True
-    return run([crmap, "train", "--db", os.path.join(folder, database), "--workload", workload_arg(ROOT, workload)]
+    database = os.path.join(folder, f"{workload}{suffix}.jsonl")
+    return run([crmap, "train", "--db", database, "--workload", workload_arg(ROOT, workload)]
                + extra + ["--out", policy, "--json"]) is not None
 
 
-def check(sides, measuring_crmap, folders, rounds, out_dir=None):
-    """Prints the per-workload table and the pooled line (see the module's docstring)."""
+def check(sides, measuring_crmap, folders, rounds, out_dir=None, workloads=None):
+    """Prints the per-workload table and the pooled line (see the module's docstring); `workloads`, when given,
+    limits it to those."""
     scratch = tempfile.TemporaryDirectory() if out_dir is None else None
     out_dir = out_dir or scratch.name
     os.makedirs(out_dir, exist_ok=True)
@@ -87,16 +92,18 @@ def check(sides, measuring_crmap, folders, rounds, out_dir=None):
         label = os.path.basename(os.path.normpath(folder))
         parent_label = os.path.basename(os.path.dirname(os.path.normpath(folder)))
         for name in sorted(os.listdir(folder)):
-            if not name.endswith(".jsonl"):
-                continue
+            if not name.endswith(".jsonl") or "." in name[: -len(".jsonl")]:
+                continue  # a side's other database (`<w><suffix>.jsonl`) is not a workload of its own
             workload = name[: -len(".jsonl")]
+            if workloads is not None and workload not in workloads:
+                continue
             evaluation = evaluation_path(folder, workload)
             if evaluation is None:
                 continue
             with open(evaluation) as f:
                 shapes = json.load(f)["shapes"]
             policies = [os.path.join(out_dir, f"{parent_label}_{label}_{workload}.{side[0]}.policy") for side in sides]
-            if not all(train(side, folder, name, workload, policy) for side, policy in zip(sides, policies)):
+            if not all(train(side, folder, workload, policy) for side, policy in zip(sides, policies)):
                 print(f"| {parent_label}/{label} | {workload} | train failed | | |", flush=True)
                 continue
             cells, differing = [], 0

@@ -69,15 +69,16 @@ class CheckTest(ScriptTest):
             os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
             self.crmaps[name] = path
 
-    def run_check(self, **env):
+    def run_check(self, sides=None, workloads=None, **env):
         environment = {"FAKE_LOG": self.log, "FAKE_DIFFER": "batch=2",
                        "FAKE_COMPARE": json.dumps([compare_result(1.0), compare_result(1 / 0.9, 1 / 0.92, 1 / 0.88),
                                                    compare_result(1 / 0.99, 1 / 1.0, 1 / 0.97)]), **env}
-        sides = [("A", self.crmaps["A"], []), ("B", self.crmaps["B"], ["--incumbent", "neighbours"])]
+        sides = sides or [("A", self.crmaps["A"], []), ("B", self.crmaps["B"], ["--incumbent", "neighbours"])]
         out = io.StringIO()
         with mock.patch.dict(os.environ, environment), contextlib.redirect_stdout(out), \
                 contextlib.redirect_stderr(io.StringIO()):
-            decision_pair_check.check(sides, self.crmaps["B"], [self.folder], 30, os.path.join(self.dir, "policies"))
+            decision_pair_check.check(sides, self.crmaps["B"], [self.folder], 30, os.path.join(self.dir, "policies"),
+                                      workloads)
         with open(self.log) as f:
             return out.getvalue(), f.read().splitlines()
 
@@ -112,6 +113,25 @@ class CheckTest(ScriptTest):
         self.assertIn("| results/campaign | bert_ffn | train failed | | |", out)
         self.assertFalse([call for call in calls if call.split()[1] in ("query", "compare")])
         self.assertIn("no measured shape", out)
+
+
+    def test_a_side_with_a_suffix_trains_from_that_database_which_is_no_workload_of_its_own(self):
+        self.write("results/campaign/bert_ffn.probed.jsonl", [])
+        out, calls = self.run_check(sides=[("A", self.crmaps["A"], []), ("B", self.crmaps["B"], [], ".probed")])
+        trains = sorted(call for call in calls if call.split()[1] == "train")
+        self.assertIn("campaign/bert_ffn.jsonl ", trains[0])
+        self.assertIn("campaign/bert_ffn.probed.jsonl ", trains[1])
+        self.assertNotIn("bert_ffn.probed |", out)
+        self.assertEqual(len(trains), 2)
+
+    def test_workloads_limit_the_check(self):
+        self.write("results/campaign/dlrm_mlp.jsonl", [])
+        self.write("results/campaign/dlrm_mlp_evaluate.json", EVALUATION)
+        out, _ = self.run_check()
+        self.assertIn("| dlrm_mlp |", out)
+        out, _ = self.run_check(workloads=["bert_ffn"])
+        self.assertNotIn("| dlrm_mlp |", out)
+        self.assertIn("| bert_ffn |", out)
 
 
 class EvaluationPathTest(ScriptTest):
