@@ -49,11 +49,9 @@ def decide(crmap, policy, dims):
 
 
 def pooled_summary(pooled, names):
-    """The closing line over every measured differing shape: `pooled` holds per shape (first ratio, its interval,
-    second ratio, its interval), an interval being (low, high) or None."""
+    """The closing line over every measured differing shape (at least one): `pooled` holds per shape (first ratio,
+    its interval, second ratio, its interval), an interval being (low, high) or None."""
     first, second = names
-    if not pooled:
-        return "no measured shape where the two decide differently"
     ratio = geometric_mean(b / a for a, _, b, _ in pooled)
     ahead = sum(b > a * 1.01 for a, _, b, _ in pooled)
     behind = sum(b < a / 1.01 for a, _, b, _ in pooled)
@@ -128,4 +126,7 @@ def check(sides, measuring_crmap, folders, rounds, out_dir=None, workloads=None)
                 cells.append(f"{dims}: {a:.3f}{span(a_span)} → {b:.3f}{span(b_span)}")
             print(f"| {parent_label}/{label} | {workload} | {len(shapes)} | {differing} | {'; '.join(cells) or '-'} |",
                   flush=True)
+    if not pooled:
+        print(f"\n{shapes_seen} held-out shapes; no measured shape where the rules decide differently")
+        return
     print(f"\n{shapes_seen} held-out shapes, {pooled_summary(pooled, names)}")

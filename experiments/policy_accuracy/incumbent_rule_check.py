@@ -5,7 +5,7 @@ usage: incumbent_rule_check.py [--rounds N] [--out DIR] CRMAP DIR [DIR ...]
 For every `<w>.jsonl` with a `<w>_evaluate.json` beside it in each result folder of budgeted.sh (or, for the A
 side of an ab_campaigns.sh run, `a_seedN`, in its `b_seedN` sibling: the same held-out shapes and oracle), trains
 two policies from the same database with CRMAP — `crmap train --incumbent static` and `--incumbent neighbours`,
-written to DIR (default: a temporary folder; kept and reused when given) as `<folder>_<w>.static.policy` and
+written to DIR (default: a temporary folder; kept and reused when given) as `<parent>_<folder>_<w>.static.policy` and
 `.neighbours.policy` — and asks each (`crmap query --force`) for its decision at every held-out shape of the
 evaluation. Where the two differ, both picks are measured side by side with evaluate's oracle config as the anchor
 (`crmap compare`, N interleaved rounds, default 30, under the folder's ISA: version.txt's `environment:` line),

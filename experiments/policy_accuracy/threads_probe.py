@@ -14,7 +14,8 @@ version.txt) this
    table at each thread count of the space, side by side (`crmap compare`, N interleaved rounds, default 10: a
    campaign measurement's), under the folder's ISA;
 4. writes `<w>.probed.jsonl`: the campaign's records, then these (agent `anchor` for the default, `probe` for the
-   rest; campaign `threads-probe`) — kept and reused, so a rerun measures nothing again;
+   rest; campaign `threads-probe`) — kept and reused, so a rerun measures nothing again; written only when every
+   compare ran (a failed one is named and the folder left without it: its B side then reports "train failed");
 5. runs decision_pair_check.py's loop with the policy trained from `<w>.jsonl` (A) and from `<w>.probed.jsonl` (B),
    the same build: where their decisions at the evaluation's held-out shapes differ, both picks are measured beside
    the oracle config (30 interleaved rounds), policies in OUT (a temporary folder unless given).
@@ -26,6 +27,7 @@ import json
 import os
 import shutil
 import sys
+import tempfile
 
 from calibration_check import workload_arg
 from decision_pair_check import check
@@ -65,8 +67,9 @@ def crmap_json(crmap, args, env=None):
 
 
 def probe_folder(crmap, workload, distribution, folder, count, rounds):
-    """Writes `<w>.probed.jsonl` in the folder unless it exists; returns a line saying what was measured, or None
-    when the folder has no database of the workload."""
+    """Writes `<w>.probed.jsonl` in the folder unless it exists — only when every probe's compare ran, so a failure
+    is measured again on a rerun; returns a line saying what was measured or what failed (crmap's message went to
+    stderr), or None when the folder has no database of the workload."""
     database = os.path.join(folder, f"{workload}.jsonl")
     probed = os.path.join(folder, f"{workload}.probed.jsonl")
     if not os.path.exists(database):
@@ -84,32 +87,34 @@ def probe_folder(crmap, workload, distribution, folder, count, rounds):
                                     "--workload", spec])
     if exported is None or space is None or suggestion is None:
         return f"{folder}: export, space or suggest failed"
+    thread_knobs = [knob["values"] for knob in space["knobs"] if knob["name"] == "threads"]
+    if not thread_knobs:
+        return f"{folder}: {workload}'s space has no threads knob; nothing to probe"
     labels = list(dict.fromkeys(row["config"] for row in exported["table"]))
-    thread_values = next(knob["values"] for knob in space["knobs"] if knob["name"] == "threads")
-    configs = probe_configs(labels, thread_values, space["default"])
+    configs = probe_configs(labels, thread_knobs[0], space["default"])
     env = folder_environment(folder)
     records, fastest = [], []
-    for pick in suggestion["suggested"]:
-        dims = ",".join(f"{k}={v}" for k, v in pick["dims"].items())
-        out_path = probed + ".compare.tmp.json"
-        args = [crmap, "compare", "--workload", spec, "--dims", dims, "--config", space["default"]]
-        for config in configs:
-            args += ["--config", config]
-        if run(args + ["--rounds", str(rounds), "--out", out_path], env) is None:
-            fastest.append(f"{dims}: compare failed")
-            continue
-        with open(out_path) as f:
-            results = json.load(f)["results"]
-        os.remove(out_path)
-        records += probe_records(results)
-        ok = [r for r in results[1:] if r.get("status") == "ok" and r.get("ratio_to_anchor")]
-        best = min(ok, key=lambda r: r["ratio_to_anchor"]["median"], default=None)
-        threads = best and dict(item.split("=", 1) for item in best["config"].split(";")).get("threads")
-        fastest.append(f"{dims}: fastest probe threads={threads}" if best else f"{dims}: no probe ran")
-    shutil.copyfile(database, probed + ".tmp")
-    with open(probed + ".tmp", "a") as f:
-        f.writelines(json.dumps(record, separators=(",", ":")) + "\n" for record in records)
-    os.replace(probed + ".tmp", probed)
+    with tempfile.TemporaryDirectory() as scratch:
+        for pick in suggestion["suggested"]:
+            dims = ",".join(f"{k}={v}" for k, v in pick["dims"].items())
+            out_path = os.path.join(scratch, "compare.json")
+            args = [crmap, "compare", "--workload", spec, "--dims", dims, "--config", space["default"]]
+            for config in configs:
+                args += ["--config", config]
+            if run(args + ["--rounds", str(rounds), "--out", out_path], env) is None:
+                return f"{folder}: compare at {dims} failed; nothing written, a rerun probes the folder again"
+            with open(out_path) as f:
+                results = json.load(f)["results"]
+            records += probe_records(results)
+            ok = [r for r in results[1:] if r.get("status") == "ok" and r.get("ratio_to_anchor")]
+            best = min(ok, key=lambda r: r["ratio_to_anchor"]["median"], default=None)
+            threads = best and dict(item.split("=", 1) for item in best["config"].split(";")).get("threads")
+            fastest.append(f"{dims}: fastest probe threads={threads}" if best else f"{dims}: no probe ran")
+        staged = os.path.join(scratch, "probed.jsonl")
+        shutil.copyfile(database, staged)
+        with open(staged, "a") as f:
+            f.writelines(json.dumps(record, separators=(",", ":")) + "\n" for record in records)
+        shutil.move(staged, probed)
     return (f"{folder}: {len(records)} measurements added ({len(configs)} probes + the anchor at "
             f"{len(suggestion['suggested'])} shapes); " + "; ".join(fastest))
 

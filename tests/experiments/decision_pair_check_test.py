@@ -19,10 +19,10 @@ import json, os, sys
 args = sys.argv[1:]
 with open(os.environ["FAKE_LOG"], "a") as log:
     log.write("NAME " + " ".join(args) + "\\n")
+if os.environ.get("FAKE_FAILS") in ("NAME " + args[0], "any " + args[0]):
+    sys.stderr.write(args[0] + " says: corrupt input")
+    sys.exit(2)
 if args[0] == "train":
-    if os.environ.get("FAKE_TRAIN_FAILS") == "NAME":
-        sys.stderr.write("corrupt database")
-        sys.exit(2)
     open(args[args.index("--out") + 1], "w").close()
 elif args[0] == "query":
     dims = args[args.index("--dims") + 1]
@@ -48,8 +48,6 @@ class PooledSummaryTest(unittest.TestCase):
         self.assertIn("B ahead by more than 1% at 1, behind at 1", line)
         self.assertIn("clearly (intervals apart) ahead at 1, behind at 0", line)
 
-    def test_no_shape_says_so(self):
-        self.assertIn("no measured shape", decision_pair_check.pooled_summary([], ("static", "neighbours")))
 
 
 class CheckTest(ScriptTest):
@@ -74,9 +72,9 @@ class CheckTest(ScriptTest):
                        "FAKE_COMPARE": json.dumps([compare_result(1.0), compare_result(1 / 0.9, 1 / 0.92, 1 / 0.88),
                                                    compare_result(1 / 0.99, 1 / 1.0, 1 / 0.97)]), **env}
         sides = sides or [("A", self.crmaps["A"], []), ("B", self.crmaps["B"], ["--incumbent", "neighbours"])]
-        out = io.StringIO()
+        out, self.err = io.StringIO(), io.StringIO()
         with mock.patch.dict(os.environ, environment), contextlib.redirect_stdout(out), \
-                contextlib.redirect_stderr(io.StringIO()):
+                contextlib.redirect_stderr(self.err):
             decision_pair_check.check(sides, self.crmaps["B"], [self.folder], 30, os.path.join(self.dir, "policies"),
                                       workloads)
         with open(self.log) as f:
@@ -108,11 +106,22 @@ class CheckTest(ScriptTest):
         _, calls = self.run_check()
         self.assertFalse([call for call in calls if call.split()[1] == "train"])
 
-    def test_a_failed_train_is_named_and_the_check_goes_on(self):
-        out, calls = self.run_check(FAKE_TRAIN_FAILS="B")
+    def test_a_failed_train_is_named_with_crmaps_message_and_the_check_goes_on(self):
+        out, calls = self.run_check(FAKE_FAILS="B train")
         self.assertIn("| results/campaign | bert_ffn | train failed | | |", out)
+        self.assertIn("train says: corrupt input", self.err.getvalue())
         self.assertFalse([call for call in calls if call.split()[1] in ("query", "compare")])
-        self.assertIn("no measured shape", out)
+        self.assertIn("0 held-out shapes; no measured shape where the rules decide differently", out)
+
+    def test_a_failed_query_is_named_per_shape(self):
+        out, calls = self.run_check(FAKE_FAILS="A query")
+        self.assertIn("| results/campaign | bert_ffn | 2 | 0 | batch=2: query failed; batch=8: query failed |", out)
+        self.assertIn("query says: corrupt input", self.err.getvalue())
+
+    def test_a_failed_compare_is_named_and_the_shape_left_out_of_the_pooled_line(self):
+        out, _ = self.run_check(FAKE_FAILS="any compare")
+        self.assertIn("| 2 | 1 | batch=2: not measured (compare failed) |", out)
+        self.assertIn("no measured shape where the rules decide differently", out)
 
 
     def test_a_side_with_a_suffix_trains_from_that_database_which_is_no_workload_of_its_own(self):

@@ -24,13 +24,17 @@ if args[0] == "train":
 elif args[0] == "export":
     print(json.dumps({"table": [{"config": c} for c in os.environ["FAKE_TABLE"].split("|")]}))
 elif args[0] == "space":
-    print(json.dumps({"default": os.environ["FAKE_DEFAULT"], "knobs": [{"name": "threads", "values": ["1", "2"]}]}))
+    knobs = [] if os.environ.get("FAKE_NO_THREADS") else [{"name": "threads", "values": ["1", "2"]}]
+    print(json.dumps({"default": os.environ["FAKE_DEFAULT"], "knobs": knobs}))
 elif args[0] == "suggest":
     print(json.dumps({"suggested": [{"dims": {"batch": 1}}, {"dims": {"batch": 256}}]}))
 elif args[0] == "compare":
     configs = [args[i + 1] for i, a in enumerate(args) if a == "--config"]
     with open(os.environ["FAKE_LOG"], "a") as log:
-        log.write(" ".join(args) + "\\n")
+        log.write(os.environ.get("ONEDNN_MAX_CPU_ISA", "-") + " " + " ".join(args) + "\\n")
+    if "batch=256" in args and os.environ.get("FAKE_COMPARE_FAILS"):
+        sys.stderr.write("the plan failed to compile")
+        sys.exit(1)
     results = [{"status": "ok", "config": c, "dims": {}, "agent": "manual", "campaign": "",
                 "ratio_to_anchor": {"median": 1.0 if i == 0 else (0.5 if "threads=2" in c else 0.8)}}
                for i, c in enumerate(configs)]
@@ -88,6 +92,22 @@ class ProbeFolderTest(ScriptTest):
         self.assertEqual(len(compares), 2)
         self.assertIn("--dims batch=1 ", compares[0])
         self.assertIn("--rounds 10", compares[0])
+        self.assertTrue(compares[0].startswith("AVX2 "))  # the folder's ISA (version.txt) reaches the measurement
+
+    def test_a_failed_compare_writes_nothing_so_a_rerun_probes_again(self):
+        self.env["FAKE_COMPARE_FAILS"] = "1"
+        with mock.patch("sys.stderr"):
+            line = self.probe()
+        self.assertIn("compare at batch=256 failed; nothing written", line)
+        self.assertEqual(sorted(os.listdir(self.folder)),
+                         ["dlrm_mlp.jsonl", "dlrm_mlp.probe_base.policy", "version.txt"])  # no partial or temp file
+        del self.env["FAKE_COMPARE_FAILS"]
+        self.assertIn("6 measurements added", self.probe())
+
+    def test_a_space_without_threads_is_named_and_nothing_measured(self):
+        self.env["FAKE_NO_THREADS"] = "1"
+        self.assertIn("dlrm_mlp's space has no threads knob", self.probe())
+        self.assertFalse(os.path.exists(self.log))
 
     def test_an_existing_probed_database_is_reused_and_nothing_is_measured(self):
         self.probe()
@@ -101,6 +121,16 @@ class ProbeFolderTest(ScriptTest):
 
 
 class MainTest(ScriptTest):
+    def test_each_folder_is_probed_then_both_databases_checked_for_the_workload_alone(self):
+        with mock.patch.object(threads_probe, "probe_folder", return_value="probed") as probe, \
+                mock.patch.object(threads_probe, "check") as check:
+            code, out, _ = self.call_main(threads_probe, ["--count", "3", "--out", "/p", "c", "w", "d", "f1", "f2"])
+        self.assertEqual(code, 0)
+        self.assertEqual([call.args for call in probe.call_args_list], [("c", "w", "d", "f1", 3, 10),
+                                                                         ("c", "w", "d", "f2", 3, 10)])
+        check.assert_called_once_with([("A", "c", []), ("B", "c", [], ".probed")], "c", ["f1", "f2"], 30, "/p", ["w"])
+        self.assertEqual(out.splitlines()[:2], ["probed", "probed"])
+
     def test_a_bad_count_or_too_few_arguments_is_refused_with_the_usage(self):
         for argv in (["--count", "0", "c", "w", "d", "f"], ["c", "w", "d"]):
             with self.assertRaises(SystemExit) as exit_:
