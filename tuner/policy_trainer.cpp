@@ -154,29 +154,26 @@ Config ChooseFallback(const SearchSpace& space, const std::map<Dims, ShapeScores
 
 Config ChooseStaticPlan(const SearchSpace& space, const std::map<Dims, ShapeScores>& scores,
                         const std::vector<Dims>& shapes) {
-  auto mean_log = [](const std::vector<double>& v) {
-    double sum = 0;
-    for (double s : v) sum += std::log(s);
-    return v.empty() ? 0 : sum / static_cast<double>(v.size());
-  };
-  const Config best = BestEverywhere(space, scores, shapes, mean_log);
-  if (shapes.empty()) return best;
-  // The configs whose geometric mean is within the tie band of the best's, by mean; the deepest-fused of those
-  // that fuse further than the best takes its place.
+  // Each candidate's mean log speedup, best first (the first of equal means in config order, as BestEverywhere).
   const Scores collected = Collect(space, scores);
-  std::vector<std::pair<double, std::string>> within;  // (mean log speedup, config)
-  double best_mean = 0;
+  std::vector<std::pair<double, std::string>> by_mean;
   for (const auto& [key, values] : MeasuredEverywhere(collected, shapes)) {
-    within.emplace_back(mean_log(values), key);
-    if (collected.configs.at(key) == best) best_mean = within.back().first;
+    double sum = 0;
+    for (double s : values) sum += std::log(s);
+    by_mean.emplace_back(values.empty() ? 0 : sum / static_cast<double>(values.size()), key);
   }
+  if (by_mean.empty()) return space.Default();
+  std::stable_sort(by_mean.begin(), by_mean.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  const auto& [best_mean, best] = by_mean.front();
+  if (shapes.empty()) return collected.configs.at(best);
+  // The configs whose geometric mean is within the tie band of the best's; the deepest-fused of those that fuse
+  // further than the best takes its place.
   const double band = TieBand(kNoiseBand, EstimateRecordNoise(scores), shapes.size(), shapes.size());
-  std::vector<std::string> names;
-  std::stable_sort(within.begin(), within.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-  for (const auto& [mean, key] : within)
-    if (std::exp(best_mean - mean) <= 1 + band) names.push_back(key);
-  const int deeper = DeepestFusionOf(space, space.ToString(best), names);
-  return deeper < 0 ? best : collected.configs.at(names[static_cast<size_t>(deeper)]);
+  std::vector<std::string> within;
+  for (const auto& [mean, key] : by_mean)
+    if (std::exp(best_mean - mean) <= 1 + band) within.push_back(key);
+  const int deeper = DeepestFusionOf(space, best, within);
+  return collected.configs.at(deeper < 0 ? best : within[static_cast<size_t>(deeper)]);
 }
 
 Config ChooseFallback(const SearchSpace& space, const std::vector<TuningRecord>& records,

@@ -30,10 +30,8 @@ import sys
 import tempfile
 
 from calibration_check import workload_arg
-from decision_pair_check import check
+from decision_pair_check import ROOT, check
 from tuned_answers_check import folder_environment, parse_options, run
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def with_knob(config, knob, value):

@@ -1,5 +1,6 @@
 #include "tuner/policy_trainer.h"
 
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -48,6 +49,15 @@ class PolicyTrainerTest : public ::testing::Test {
     }
     return records;
   }
+  // Records of each config at batches 1 and 64 (shapes_), ok at the ratios given: {config, {at 1, at 64}}, in order.
+  std::vector<TuningRecord> AtBothShapes(const std::vector<std::pair<std::string, std::array<double, 2>>>& rows) {
+    std::vector<TuningRecord> records;
+    for (const auto& [config, ratio] : rows) {
+      records.push_back(Record(1, config, "ok", ratio[0]));
+      records.push_back(Record(64, config, "ok", ratio[1]));
+    }
+    return records;
+  }
   // A quick training (no critic members) whose policy keeps the incumbent away from the table (the largest switch
   // margin), its report in `report`.
   void TrainKeepingTheIncumbent(const std::vector<TuningRecord>& records, TrainReport* report) {
@@ -83,13 +93,10 @@ TEST_F(PolicyTrainerTest, StaticPlanAndFallbackRankByTheSharedScores) {
 // Among configs whose geometric mean is within the tie band of the best's, the static plan is the one that fuses
 // furthest beyond the best (the rest of its knobs equal); one outside the band, or differing in another knob, is not.
 TEST_F(PolicyTrainerTest, TheStaticPlanTakesATiedConfigThatFusesFurther) {
-  std::vector<TuningRecord> records = {
-      Record(1, "default", "ok", 1), Record(64, "default", "ok", 1),
-      Record(1, "weights=packed", "ok", 0.50), Record(64, "weights=packed", "ok", 0.50),
-      Record(1, "weights=packed;fuse.head=bias", "ok", 0.51), Record(64, "weights=packed;fuse.head=bias", "ok", 0.51),
-      Record(1, "weights=packed;fuse.head=bias;threads=1", "ok", 0.50),
-      Record(64, "weights=packed;fuse.head=bias;threads=1", "ok", 0.505),
-  };
+  std::vector<TuningRecord> records = AtBothShapes({{"default", {1, 1}},
+                                                     {"weights=packed", {0.50, 0.50}},
+                                                     {"weights=packed;fuse.head=bias", {0.51, 0.51}},
+                                                     {"weights=packed;fuse.head=bias;threads=1", {0.50, 0.505}}});
   EXPECT_EQ(ChooseStaticPlan(space_, records, shapes_), testing::MustConfig(space_, "weights=packed;fuse.head=bias"));
   // 10% behind: outside the band (5%: two shapes give no record noise to widen it).
   records[4].ratio_to_anchor = records[5].ratio_to_anchor = 0.55;
@@ -103,13 +110,10 @@ TEST_F(PolicyTrainerTest, TheStaticPlanTakesATiedConfigThatFusesFurther) {
 // Of several tied configs that fuse further, the static plan is the one that fuses furthest — unless it failed
 // somewhere (no candidate then, as for the plain rule).
 TEST_F(PolicyTrainerTest, TheStaticPlanTakesTheDeepestTiedFusionThatNeverFailed) {
-  std::vector<TuningRecord> records = {
-      Record(1, "default", "ok", 1), Record(64, "default", "ok", 1),
-      Record(1, "weights=packed", "ok", 0.50), Record(64, "weights=packed", "ok", 0.50),
-      Record(1, "weights=packed;fuse.head=bias", "ok", 0.51), Record(64, "weights=packed;fuse.head=bias", "ok", 0.51),
-      Record(1, "weights=packed;fuse.head=bias;fuse.fc1=bias", "ok", 0.52),
-      Record(64, "weights=packed;fuse.head=bias;fuse.fc1=bias", "ok", 0.52),
-  };
+  std::vector<TuningRecord> records = AtBothShapes({{"default", {1, 1}},
+                                                     {"weights=packed", {0.50, 0.50}},
+                                                     {"weights=packed;fuse.head=bias", {0.51, 0.51}},
+                                                     {"weights=packed;fuse.head=bias;fuse.fc1=bias", {0.52, 0.52}}});
   EXPECT_EQ(ChooseStaticPlan(space_, records, shapes_),
             testing::MustConfig(space_, "weights=packed;fuse.head=bias;fuse.fc1=bias"));
   records.push_back(Record(8, "weights=packed;fuse.head=bias;fuse.fc1=bias", "validation_failed", NAN));
@@ -119,11 +123,8 @@ TEST_F(PolicyTrainerTest, TheStaticPlanTakesTheDeepestTiedFusionThatNeverFailed)
 // `crmap train` gives the rule the space: the table's label at a shape where a config that fuses further ties with
 // the best is that config.
 TEST_F(PolicyTrainerTest, TheTablesLabelIsATiedConfigThatFusesFurther) {
-  std::vector<TuningRecord> records = {
-      Record(1, "default", "ok", 1), Record(64, "default", "ok", 1),
-      Record(1, "weights=packed", "ok", 0.50), Record(64, "weights=packed", "ok", 0.50),
-      Record(1, "weights=packed;fuse.head=bias", "ok", 0.51), Record(64, "weights=packed;fuse.head=bias", "ok", 0.60),
-  };
+  const std::vector<TuningRecord> records = AtBothShapes(
+      {{"default", {1, 1}}, {"weights=packed", {0.50, 0.50}}, {"weights=packed;fuse.head=bias", {0.51, 0.60}}});
   TrainReport report;
   TrainOptions options;
   options.critic_epochs = 5;
