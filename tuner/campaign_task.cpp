@@ -14,6 +14,7 @@
 #include "tuner/config_scores.h"
 #include "tuner/leader_recheck.h"
 #include "tuner/measurement_record.h"
+#include "tuner/range_probe.h"
 #include "tuner/replay_evaluator.h"
 #include "tuner/text_table.h"
 
@@ -71,7 +72,8 @@ Result<ResumeState> AccountForResume(const std::vector<TuningRecord>& records, c
       ++state.spent[DimsToText(r.dims)];
       if (r.status == "ok") ++state.spent_ok[DimsToText(r.dims)];
     }
-    if (r.campaign == campaign && !mine && r.agent != "anchor" && !r.baseline) ++state.elsewhere;
+    if (r.campaign == campaign && r.agent == "probe" && !r.baseline) ++state.probed;
+    else if (r.campaign == campaign && !mine && r.agent != "anchor" && !r.baseline) ++state.elsewhere;
     if (r.config == default_string) state.anchored.insert(DimsToText(r.dims));
   }
 
@@ -158,13 +160,18 @@ class TaskRun {
   Status Store(const std::vector<Candidate>& candidates, std::vector<TuningRecord>* appended);
   // The agent's campaign: the budget less the rechecks' share (or less the rechecks already stored, if a resume
   // asks for a smaller share); rechecks already stored are not the agent's measurements.
-  Result<CampaignOutcome> RunAgent(Agent& agent, size_t recheck_budget);
+  Result<CampaignOutcome> RunAgent(Agent& agent, size_t recheck_budget, size_t probe_budget);
   // The rechecks: the budget kept back measures the leaders again, one shape at a time (NextLeaderRecheck on the
   // scores of every record at these shapes, this run's included), until a stop or the time limit, never past the
   // budget whatever share an earlier run of the campaign spent it with; the time limit counts from start_, as the
   // agent's campaign does. Sets *scores to the scores after them
   // when any recheck is stored (the report's best where no confirmation runs).
   Status RunRechecks(size_t recheck_budget, CampaignOutcome* outcome, std::map<Dims, ShapeScores>* scores);
+  // The range probes: the share kept back measures the tuned shapes' labels at every thread count at the pool's
+  // shapes above the tuned range, the farthest first, at most kMaxRangeProbeShapes (tuner/range_probe.h), until a
+  // stop, the time limit or the share is spent (less the probes an earlier run stored; what finds nothing to
+  // measure stays unspent). Configs the database holds at a shape are not measured again.
+  Status RunRangeProbes(size_t probe_budget, CampaignOutcome* outcome);
   // The shape's leaders, the default and LibTorch in one interleaved run: the best of this run replaces *best.
   Status Confirm(const ShapeOutcome& shape, size_t shape_index, size_t shape_count, ShapeBest* best);
   // The task's time limit (settings_.time_limit_s) reached, counted from start_.
@@ -190,6 +197,8 @@ class TaskRun {
   RecordContext record_context_;
   std::optional<HangRecording> hang_recording_;
   size_t rechecks_now_ = 0;
+  size_t probes_now_ = 0;
+  std::vector<Dims> probed_shapes_;  // where this run's range probes measured
 };
 
 Status TaskRun::Open() {
@@ -263,9 +272,10 @@ Status TaskRun::Store(const std::vector<Candidate>& candidates, std::vector<Tuni
   return Status::Ok();
 }
 
-Result<CampaignOutcome> TaskRun::RunAgent(Agent& agent, size_t recheck_budget) {
+Result<CampaignOutcome> TaskRun::RunAgent(Agent& agent, size_t recheck_budget, size_t probe_budget) {
   CampaignOptions options;
-  options.budget = task_.budget - std::max(recheck_budget, state_.rechecked);
+  const size_t kept_back = std::max(recheck_budget, state_.rechecked) + std::max(probe_budget, state_.probed);
+  options.budget = task_.budget > kept_back ? task_.budget - kept_back : 0;
   options.batch = settings_.batch;
   options.time_limit_s = settings_.time_limit_s;
   options.already_measured = state_.already - state_.rechecked;
@@ -281,9 +291,10 @@ Result<CampaignOutcome> TaskRun::RunAgent(Agent& agent, size_t recheck_budget) {
     if (p.eta_s > 0) stage += Format(" ETA %.0fs", p.eta_s);
     settings_.on_progress(stage, static_cast<int>(p.measured), static_cast<int>(p.budget));
   };
-  spdlog::info("campaign '{}': {} with agent {} over {} shapes, budget {}{}{}", settings_.campaign, workload_.name(),
+  spdlog::info("campaign '{}': {} with agent {} over {} shapes, budget {}{}{}{}", settings_.campaign, workload_.name(),
                agent.name(), shapes_.size(), task_.budget,
                recheck_budget ? Format(" (%zu of it rechecks of the leaders)", recheck_budget) : std::string(),
+               probe_budget ? Format(" (%zu of it probes above the tuned range)", probe_budget) : std::string(),
                state_.already ? Format(" (%zu measured before, resuming)", state_.already) : std::string());
   ResultSink sink = [&](const std::vector<Candidate>& candidates, const std::vector<Evaluation>&) -> Status {
     return Store(candidates, nullptr);
@@ -334,6 +345,69 @@ Status TaskRun::RunRechecks(size_t recheck_budget, CampaignOutcome* outcome,
   }
   record_context_.agent = agent_name;
   if (state_.rechecked + rechecks_now_ > 0) *scores = ScoreConfigs(space_, at_shapes, settings_.objective);
+  return Status::Ok();
+}
+
+Status TaskRun::RunRangeProbes(size_t probe_budget, CampaignOutcome* outcome) {
+  const size_t spent_so_far = outcome->measured_total + state_.rechecked + rechecks_now_ + state_.probed;
+  size_t left = probe_budget > state_.probed ? probe_budget - state_.probed : 0;
+  left = std::min(left, task_.budget > spent_so_far ? task_.budget - spent_so_far : 0);
+  if (outcome->end == CampaignEnd::kStopped || outcome->end == CampaignEnd::kTimeLimit) left = 0;
+  if (left == 0) return Status::Ok();
+
+  CRMAP_ASSIGN_OR_RETURN(std::vector<Dims> pool, ResolveShapes(workload_, task_.shapes, kRangeProbePool,
+                                                               settings_.seed, ShapeChoice::kDraws));
+  const std::vector<Dims> above = ShapesAboveRange(shapes_, pool);
+  if (above.empty()) {
+    spdlog::info("{}: no shape of the distribution's {} draws lies above the tuned range; the probe share ({}) "
+                 "stays unspent", workload_.name(), pool.size(), left);
+    return Status::Ok();
+  }
+  const std::set<Dims> task_shapes(shapes_.begin(), shapes_.end());
+  CRMAP_ASSIGN_OR_RETURN(TuningDbContents now, ReadTuningDbFor(settings_.db, workload_, space_));
+  std::vector<TuningRecord> at_shapes;
+  std::set<std::pair<Dims, std::string>> stored;  // (dims, config) the database holds
+  for (auto& r : now.records) {
+    if (r.baseline) continue;
+    stored.emplace(r.dims, r.config);
+    if (task_shapes.count(r.dims)) at_shapes.push_back(std::move(r));
+  }
+  const std::vector<Config> configs =
+      RangeProbeConfigs(space_, ScoreConfigs(space_, at_shapes, settings_.objective), shapes_);
+  const std::string agent_name = record_context_.agent;
+  record_context_.agent = "probe";
+  for (size_t s = 0; s < above.size() && s < kMaxRangeProbeShapes && left > 0; ++s) {
+    std::vector<Candidate> todo;
+    for (const Config& config : configs)
+      if (!stored.count({above[s], space_.ToString(config)})) todo.push_back({above[s], config});
+    if (todo.empty()) continue;
+    probed_shapes_.push_back(above[s]);
+    for (size_t i = 0; i < todo.size() && left > 0;) {
+      if (Stopped()) {
+        outcome->end = CampaignEnd::kStopped;
+        left = 0;
+        break;
+      }
+      if (OutOfTime()) {
+        outcome->end = CampaignEnd::kTimeLimit;
+        left = 0;
+        break;
+      }
+      const size_t take = std::min({settings_.batch, left, todo.size() - i});
+      std::vector<Candidate> batch(todo.begin() + static_cast<std::ptrdiff_t>(i),
+                                   todo.begin() + static_cast<std::ptrdiff_t>(i + take));
+      if (settings_.on_progress)
+        settings_.on_progress(Format("%s probing the labels' thread counts above the tuned range at %s",
+                                     workload_.name().c_str(), DimsToText(above[s]).c_str()),
+                              static_cast<int>(probes_now_), static_cast<int>(probes_now_ + left));
+      evaluator_->Evaluate(batch);
+      CRMAP_RETURN_IF_ERROR(Store(batch, nullptr));
+      i += take;
+      left -= take;
+      probes_now_ += take;
+    }
+  }
+  record_context_.agent = agent_name;
   return Status::Ok();
 }
 
@@ -390,16 +464,22 @@ Status TaskRun::Run(TaskReport* report) {
     return Status::InvalidArgument(Format("objective %s needs >= %d rounds per candidate, got %d",
                                           ObjectiveName(settings_.objective), MinimumRounds(settings_.objective),
                                           settings_.rounds));
+  const size_t recheck_budget = RecheckBudget(task_.budget, settings_.recheck_share);
+  const size_t probe_budget = RecheckBudget(task_.budget, settings_.probe_share);
+  if (recheck_budget + probe_budget >= task_.budget && recheck_budget + probe_budget > 0)
+    return Status::InvalidArgument(Format("the recheck share (%zu) and the probe share (%zu) leave the agent none of "
+                                          "the budget of %zu; their sum must be below 1 (nothing was measured)", recheck_budget,
+                                          probe_budget, task_.budget));
   AgentContext context{&workload_, &space_, shapes_, settings_.seed};
   CRMAP_ASSIGN_OR_RETURN(std::unique_ptr<Agent> agent, MakeAgent(task_.agent, context));
   CRMAP_RETURN_IF_ERROR(Open());
   record_context_.agent = agent->name();
   RecordHangs();
-  const size_t recheck_budget = RecheckBudget(task_.budget, settings_.recheck_share);
   start_ = std::chrono::steady_clock::now();  // RunCampaign's clock starts here too
-  CRMAP_ASSIGN_OR_RETURN(CampaignOutcome outcome, RunAgent(*agent, recheck_budget));
+  CRMAP_ASSIGN_OR_RETURN(CampaignOutcome outcome, RunAgent(*agent, recheck_budget, probe_budget));
   std::map<Dims, ShapeScores> rechecked_scores;
   CRMAP_RETURN_IF_ERROR(RunRechecks(recheck_budget, &outcome, &rechecked_scores));
+  CRMAP_RETURN_IF_ERROR(RunRangeProbes(probe_budget, &outcome));
   // The confirmation round after the campaign is no measurement of its budget: a hang there ends the process (a
   // restart would only confirm the same config again).
   hang_recording_.reset();
@@ -427,7 +507,8 @@ Status TaskRun::Run(TaskReport* report) {
       if (auto parsed = space_.Parse(leader.config); parsed.ok())
         best = {*parsed, leader.median_us, leader.p99_us, leader.speedup, 0};
     }
-    const bool confirm_again = outcome.measured_now + rechecks_now_ > 0 || !state_.confirmed_shapes.count(key);
+    const bool confirm_again =
+        outcome.measured_now + rechecks_now_ + probes_now_ > 0 || !state_.confirmed_shapes.count(key);
     if (settings_.confirm && !confirm_again) ++confirmed_earlier;
     if (settings_.confirm && confirm_again && !Stopped()) {
       ++confirmed_now;
@@ -443,20 +524,33 @@ Status TaskRun::Run(TaskReport* report) {
     if (best.vs_libtorch > 0) row["speedup_vs_libtorch"] = best.vs_libtorch;
     shapes_json.push_back(row);
   }
-  const size_t measured_now = outcome.measured_now + rechecks_now_;
-  const size_t measured_total = outcome.measured_total + state_.rechecked + rechecks_now_;
+  const size_t measured_now = outcome.measured_now + rechecks_now_ + probes_now_;
+  const size_t measured_total =
+      outcome.measured_total + state_.rechecked + rechecks_now_ + state_.probed + probes_now_;
+  Json probed_json = Json::array();
+  for (const Dims& dims : probed_shapes_) probed_json.push_back(Json(dims));
   report->json = {{"campaign", settings_.campaign}, {"workload", workload_.name()}, {"agent", agent->name()},
                   {"db", settings_.db}, {"measured_now", measured_now},
                   {"rechecks_now", rechecks_now_}, {"recheck_budget", recheck_budget},
+                  {"range_probes_now", probes_now_}, {"range_probe_budget", probe_budget},
+                  {"range_probe_shapes", probed_json},
                   {"probes_now", outcome.probes_now}, {"climbs_now", outcome.climbs_now},
                   {"shape_choice", ShapeChoiceName(task_.shape_choice)},
                   {"measured_total", measured_total},
                   {"end", CampaignEndName(outcome.end)},
                   {"objective", ObjectiveName(settings_.objective)}, {"shapes", shapes_json}};
+  std::string range_probe_text;
+  if (probe_budget > 0) {
+    std::string where;
+    for (const Dims& dims : probed_shapes_) where += (where.empty() ? " at " : " and ") + DimsToText(dims);
+    range_probe_text = Format("range probes: %zu of the %zu kept back measured the labels' thread counts above the "
+                              "tuned range%s\n", probes_now_, probe_budget, where.c_str());
+  }
   report->text = Format("\n%s: %s, agent %s, %zu measurements (%zu this run, %zu of them active-learning probes, "
-                        "%zu climbs, %zu rechecks of the leaders), ended: %s\n", settings_.campaign.c_str(),
-                        workload_.name().c_str(), agent->name().c_str(), measured_total, measured_now,
-                        outcome.probes_now, outcome.climbs_now, rechecks_now_, CampaignEndName(outcome.end)) +
+                        "%zu climbs, %zu rechecks of the leaders, %zu range probes), ended: %s\n",
+                        settings_.campaign.c_str(), workload_.name().c_str(), agent->name().c_str(), measured_total,
+                        measured_now, outcome.probes_now, outcome.climbs_now, rechecks_now_, probes_now_,
+                        CampaignEndName(outcome.end)) +
                  table.Render() +
                  (confirmed_now ? "best: the fastest of the campaign's 3 leaders per shape in a final interleaved run "
                                   "with the default and LibTorch eager (the speedups are from that run)\n"
@@ -464,7 +558,7 @@ Status TaskRun::Run(TaskReport* report) {
                  (confirmed_earlier ? "nothing new was measured: the final confirmation that already ran is not "
                                       "repeated (see 'crmap db best')\n"
                                     : "") +
-                 "measured: this campaign's measurements at the shape\n" +
+                 "measured: this campaign's measurements at the shape\n" + range_probe_text +
                  (settings_.objective == Objective::kMedian
                       ? std::string()
                       : Format("objective: %s latency (best and speedups compare %s latencies measured side by side, "

@@ -42,20 +42,40 @@ std::pair<size_t, size_t> NearestShapes::NearestTwo(const Dims& dims) const {
   return {static_cast<size_t>(nearest.first), nearest.second < 0 ? size_t{1} : static_cast<size_t>(nearest.second)};
 }
 
-bool BeyondRangeOf(const Dims& shape, const std::vector<Dims>& shapes) {
-  for (const auto& [name, value] : shape) {
-    bool seen = false;
-    int64_t low = 0, high = 0;
-    for (const Dims& other : shapes) {
-      auto found = other.find(name);
-      if (found == other.end()) continue;
-      low = seen ? std::min(low, found->second) : found->second;
-      high = seen ? std::max(high, found->second) : found->second;
-      seen = true;
-    }
-    if (seen && (value < low || value > high)) return true;
+namespace {
+
+// Where `value` of dim `name` lies against the range that dim takes among `shapes`: -1 below it, 1 above it, 0
+// inside it or when none of them has the dim.
+int SideOfRange(const std::string& name, int64_t value, const std::vector<Dims>& shapes) {
+  bool seen = false;
+  int64_t low = 0, high = 0;
+  for (const Dims& other : shapes) {
+    auto found = other.find(name);
+    if (found == other.end()) continue;
+    low = seen ? std::min(low, found->second) : found->second;
+    high = seen ? std::max(high, found->second) : found->second;
+    seen = true;
   }
+  if (!seen) return 0;
+  return value < low ? -1 : value > high ? 1 : 0;
+}
+
+}  // namespace
+
+bool BeyondRangeOf(const Dims& shape, const std::vector<Dims>& shapes) {
+  for (const auto& [name, value] : shape)
+    if (SideOfRange(name, value, shapes) != 0) return true;
   return false;
+}
+
+bool AboveRangeOf(const Dims& shape, const std::vector<Dims>& shapes) {
+  bool above = false;
+  for (const auto& [name, value] : shape) {
+    const int side = SideOfRange(name, value, shapes);
+    if (side < 0) return false;
+    above = above || side > 0;
+  }
+  return above;
 }
 
 }  // namespace crmap

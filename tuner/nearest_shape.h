@@ -21,10 +21,11 @@ class NearestShapes {
   // Indices of the nearest and the next nearest (the first of equals first). Needs at least two shapes: with one
   // the second index is 1, out of range.
   std::pair<size_t, size_t> NearestTwo(const Dims& dims) const;
+  // Squared log2 distance from shapes()[shape] to `dims` over the dims of `dims`.
+  double SquaredDistance(size_t shape, const Dims& dims) const;
   const std::vector<Dims>& shapes() const { return shapes_; }
 
  private:
-  double SquaredDistance(size_t shape, const Dims& dims) const;
   std::vector<Dims> shapes_;
   std::vector<std::vector<std::pair<std::string, double>>> log2_;  // per shape, per dim (sorted by name)
 };
@@ -33,5 +34,10 @@ class NearestShapes {
 // that dim takes among them (a dim none of them has is not counted) — where a policy tuned on `shapes`
 // extrapolates (`crmap evaluate` reports it per held-out shape). False when `shapes` is empty.
 bool BeyondRangeOf(const Dims& shape, const std::vector<Dims>& shapes);
+
+// Whether `shape` lies above the range of `shapes`: some dim above the largest value that dim takes among them,
+// none below the smallest (a dim none of them has is not counted) — where a campaign's range probe measures
+// (tuner/range_probe.h). False when `shapes` is empty.
+bool AboveRangeOf(const Dims& shape, const std::vector<Dims>& shapes);
 
 }  // namespace crmap

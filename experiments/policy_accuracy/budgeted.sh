@@ -16,7 +16,9 @@
 # the same interleaved runs as the policy's. STOP_AFTER=tune|train ends each workload after that step.
 #
 # RECHECK=<share> (e.g. 0.2) keeps that share of the campaign's budget back from the agent to measure each tuned
-# shape's two leading configs again (`crmap tune --recheck-share`, tuner/leader_recheck.h).
+# shape's two leading configs again (`crmap tune --recheck-share`, tuner/leader_recheck.h). PROBE=<share> (e.g.
+# 0.05) keeps that share back to measure the tuned shapes' labels at every thread count above the tuned range
+# (`crmap tune --probe-share`, tuner/range_probe.h).
 #
 # CAMPAIGN_SHAPES=<n> spreads the same budget (still SHARE x plan configs x TUNED) over n shapes of the
 # distribution instead of TUNED: fewer shapes, more measurements each.
@@ -33,6 +35,7 @@
 #   (default workloads: the held-out set, then the five built-ins)
 #   [--rounds N]  env: SHARE=0.10 TUNED=8 HELD_OUT=8 AGENT=rl SEED=1 OBJECTIVE=median BASELINE_CRMAP= STOP_AFTER=
 #                      EXPLORE=0 SUGGEST=4 COMPARE_WITH= SHAPE_CHOICE=draws|cover|edges|quantiles CAMPAIGN_SHAPES=TUNED RECHECK=0
+#                      PROBE=0
 #                      TUNE_ROUNDS= (interleaved rounds per campaign measurement; empty: crmap tune's default —
 #                      10 at OBJECTIVE=median, 100 / 500 at p95 / p99, which also refuse fewer)
 #                      HELD_OUT_SEED= (the seed `crmap evaluate` draws the held-out shapes with; empty: its
@@ -72,6 +75,12 @@ fi
 recheck_args=()  # builds before the flag (ab_campaigns.sh's CRMAP_A) lack it
 "$python" -c 'import sys; sys.exit(0 if float(sys.argv[1]) > 0 else 1)' "$recheck" &&
   recheck_args=(--recheck-share "$recheck")
+probe=${PROBE:-0}
+"$python" -c 'import sys; sys.exit(0 if 0 <= float(sys.argv[1]) < 1 else 1)' "$probe" 2>/dev/null ||
+  { echo "PROBE must be a share in [0, 1)" >&2; exit 2; }
+probe_args=()  # builds before the flag (ab_campaigns.sh's CRMAP_A) lack it
+"$python" -c 'import sys; sys.exit(0 if float(sys.argv[1]) > 0 else 1)' "$probe" &&
+  probe_args=(--probe-share "$probe")
 "$python" -c 'import sys; sys.exit(0 if 0 <= float(sys.argv[1]) < 1 else 1)' "$explore" 2>/dev/null ||
   { echo "EXPLORE must be a share in [0, 1)" >&2; exit 2; }
 exploring=$("$python" -c 'import sys; print(1 if float(sys.argv[1]) > 0 else 0)' "$explore")
@@ -90,6 +99,8 @@ echo "protocol: share $share of plan configs x $tuned tuned shapes ($shape_choic
 [ -z "$tune_rounds" ] || echo "campaign measurements: $tune_rounds interleaved rounds each" >> "$out/protocol.txt"
 [ -z "$held_out_seed" ] || echo "held-out shapes drawn with seed $held_out_seed" >> "$out/protocol.txt"
 [ "$recheck" = 0 ] || echo "recheck: $recheck of each campaign's budget re-measures the leaders" >> "$out/protocol.txt"
+[ "$probe" = 0 ] ||
+  echo "probe: $probe of each campaign's budget measures the labels' thread counts above the tuned range" >> "$out/protocol.txt"
 [ "$campaign_shapes" = "$tuned" ] ||
   echo "campaign: that budget spread over $campaign_shapes shapes (CAMPAIGN_SHAPES)" >> "$out/protocol.txt"
 [ "$exploring" = 0 ] ||
@@ -115,7 +126,8 @@ for workload in $workloads; do
       "(${share} of $plan plan configs x $tuned shapes), over $campaign_shapes shapes" >&2
     rm -f "$db"
     "$crmap" tune --workload "$w" --shapes "$shapes" --num-shapes "$campaign_shapes" \
-      ${shape_choice_args[@]+"${shape_choice_args[@]}"} ${recheck_args[@]+"${recheck_args[@]}"} --agent "$agent" \
+      ${shape_choice_args[@]+"${shape_choice_args[@]}"} ${recheck_args[@]+"${recheck_args[@]}"} \
+      ${probe_args[@]+"${probe_args[@]}"} --agent "$agent" \
       --seed "$seed" --budget "$((budget - explore_budget))" --db "$db" --no-confirm \
       ${tune_rounds_args[@]+"${tune_rounds_args[@]}"} --objective "$objective" --json \
       > "$out/${workload}_tune.json"

@@ -2,11 +2,14 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <set>
 
 #include <gtest/gtest.h>
 
 #include "datasets/catalog.h"
+#include "tuner/config_scores.h"
+#include "tuner/range_probe.h"
 #include "tests/test_support.h"
 
 namespace crmap {
@@ -66,6 +69,7 @@ TEST_F(CampaignTaskTest, ResumeCountsThisCampaignsProposalsAtItsShapesOnly) {
       Record(8, "threads=1", "c", "rl"),                         // counts
       Record(8, "threads=1", "c", "recheck"),                    // counts, and as a recheck
       Record(64, "threads=1", "c", "rl"),                        // another shape: does not count
+      Record(64, "weights=packed", "c", "probe"),                // a range probe: counts as one, elsewhere
       Record(8, "weights=packed", "other", "rl"),                // another campaign
       Record(8, "default", "other", "anchor"),                   // ... whose anchor still anchors batch=8
   };
@@ -77,6 +81,8 @@ TEST_F(CampaignTaskTest, ResumeCountsThisCampaignsProposalsAtItsShapesOnly) {
   ASSERT_TRUE(state.ok()) << state.status().ToString();
   EXPECT_EQ(state->already, 4u);
   EXPECT_EQ(state->rechecked, 1u);
+  EXPECT_EQ(state->probed, 1u);
+  EXPECT_EQ(state->elsewhere, 1u) << "a range probe is not a proposal at another shape";
   EXPECT_EQ(state->spent.at("batch=1"), 2u);
   EXPECT_EQ(state->spent_ok.at("batch=1"), 1u);
   EXPECT_EQ(state->spent.at("batch=8"), 2u);
@@ -242,6 +248,84 @@ TEST_F(CampaignTaskTest, AResumeWithAnotherRecheckShareStaysWithinTheBudget) {
     EXPECT_LE(spent + now, 6u) << "share " << first_share << " then " << resumed_share;
     fs::remove_all(dir);
   }
+}
+
+// A probe share: the agent spends the budget less the share; the rest measures the tuned shapes' labels at every
+// thread count at the distribution's shapes above the tuned range, the farthest first — never at or below it — and
+// a resume finds the budget spent. The distribution's weights make the tuned shapes batch 2 and 4 and the pool's
+// shapes above them 64 (farther) and 32.
+TEST_F(CampaignTaskTest, RangeProbesMeasureTheLabelsThreadCountsAboveTheTunedRange) {
+  const fs::path dir = FreshDir("crmap_campaign_task_probe_test");
+  const fs::path distribution = dir / "tiny.json";
+  std::ofstream(distribution) << R"({"format": "crmap.distribution/1", "name": "tiny", "workload": "tiny_mlp",
+    "dims": {"batch": {"type": "categorical", "values": [2, 4, 32, 64], "weights": [1000, 1000, 1, 1]}}})";
+  TuneTask task = TinyTask(12);
+  task.shapes = distribution.string();
+  task.num_shapes = 2;
+  TaskSettings settings = QuickSettings("p", dir);
+  settings.confirm = false;
+  settings.probe_share = 0.5;
+  TaskReport report;
+  Status ran = RunTuneTask(task, settings, &report);
+  ASSERT_TRUE(ran.ok()) << ran.ToString();
+  const std::vector<Dims> tuned = {{{"batch", 2}}, {{"batch", 4}}};
+  ASSERT_EQ(report.json["shapes"].size(), 2u);
+  for (const auto& row : report.json["shapes"])
+    ASSERT_TRUE(row["dims"].get<Dims>() == tuned[0] || row["dims"].get<Dims>() == tuned[1]) << row.dump();
+
+  const Workload workload = testing::MustLoad(task.workload);
+  const SearchSpace space = testing::MustSpace(workload, 0);
+  auto db = ReadTuningDb(settings.db);
+  ASSERT_TRUE(db.ok());
+  std::vector<TuningRecord> at_tuned;
+  std::vector<const TuningRecord*> probes;
+  size_t proposals = 0;
+  for (const auto& r : db->records) {
+    proposals += r.agent == "random";
+    if (r.agent == "probe") probes.push_back(&r);
+    if (r.dims == tuned[0] || r.dims == tuned[1]) at_tuned.push_back(r);
+  }
+  std::set<std::string> expected_configs;
+  for (const Config& c : RangeProbeConfigs(space, ScoreConfigs(space, at_tuned), tuned))
+    expected_configs.insert(space.ToString(c));
+  ASSERT_FALSE(expected_configs.empty());
+  EXPECT_EQ(proposals, 6u);
+  EXPECT_EQ(probes.size(), std::min<size_t>(6, 2 * expected_configs.size()));
+  bool at_32_yet = false;
+  for (const TuningRecord* r : probes) {
+    const int64_t batch = r->dims.at("batch");
+    ASSERT_TRUE(batch == 64 || batch == 32) << DimsToText(r->dims);
+    EXPECT_FALSE(at_32_yet && batch == 64) << "the farthest shape is probed first";
+    at_32_yet = at_32_yet || batch == 32;
+    EXPECT_TRUE(expected_configs.count(r->config)) << r->config;
+    EXPECT_FALSE(std::isnan(r->ratio_to_anchor));  // side by side with the default, like every measurement
+  }
+  EXPECT_EQ(report.json["range_probes_now"], probes.size());
+  EXPECT_EQ(report.json["range_probe_budget"], 6);
+  EXPECT_EQ(report.json["range_probe_shapes"][0], Json(Dims{{"batch", 64}}));
+  EXPECT_EQ(report.json["measured_now"], proposals + probes.size());
+
+  TaskSettings again_settings = settings;
+  again_settings.resume = true;
+  TaskReport again;
+  ASSERT_TRUE(RunTuneTask(task, again_settings, &again).ok());
+  EXPECT_LE(again.json["measured_now"].get<size_t>() + proposals + probes.size(), 12u);
+  EXPECT_LE(again.json["range_probes_now"].get<size_t>() + probes.size(), 6u);
+  fs::remove_all(dir);
+}
+
+// Shares that leave the agent nothing are refused before anything is measured.
+TEST_F(CampaignTaskTest, SharesLeavingTheAgentNothingAreRefused) {
+  const fs::path dir = FreshDir("crmap_campaign_task_shares_test");
+  TaskSettings settings = QuickSettings("q", dir);
+  settings.recheck_share = 0.5;
+  settings.probe_share = 0.5;
+  TaskReport report;
+  Status ran = RunTuneTask(TinyTask(4), settings, &report);
+  EXPECT_EQ(ran.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(ran.message().find("probe share"), std::string::npos) << ran.ToString();
+  EXPECT_FALSE(fs::exists(settings.db));
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -47,5 +47,17 @@ TEST(NearestShapesTest, BeyondTheRangeMeansSomeDimOutsideTheShapesRange) {
   EXPECT_FALSE(BeyondRangeOf({{"batch", 100}}, {})) << "no shapes: no range to be beyond";
 }
 
+// Above the range: some dim above the largest value it takes among the shapes, and none below the smallest.
+TEST(NearestShapesTest, AboveTheRangeMeansSomeDimAboveAndNoneBelow) {
+  const std::vector<Dims> tuned = {{{"batch", 2}, {"seq", 16}}, {{"batch", 8}, {"seq", 64}}};
+  EXPECT_FALSE(AboveRangeOf({{"batch", 2}, {"seq", 64}}, tuned)) << "inside";
+  EXPECT_TRUE(AboveRangeOf({{"batch", 9}, {"seq", 16}}, tuned));
+  EXPECT_TRUE(AboveRangeOf({{"batch", 16}, {"seq", 128}}, tuned));
+  EXPECT_FALSE(AboveRangeOf({{"batch", 1}, {"seq", 32}}, tuned)) << "below";
+  EXPECT_FALSE(AboveRangeOf({{"batch", 16}, {"seq", 8}}, tuned)) << "one dim above, another below";
+  EXPECT_FALSE(AboveRangeOf({{"tokens", 100}}, tuned)) << "a dim no tuned shape has is not counted";
+  EXPECT_FALSE(AboveRangeOf({{"batch", 100}}, {})) << "no shapes: no range to be above";
+}
+
 }  // namespace
 }  // namespace crmap

@@ -52,7 +52,7 @@ int RunCampaign(int argc, char** argv) {
   settings.objective = *objective;
   settings.warmup = args.count("warmup") ? session->measure.warmup : spec->warmup;
   settings.confirm = spec->confirm && args.count("no-confirm") == 0;
-  if (Status share = ReadRecheckShare(args, &settings); !share.ok()) return Fail(share);
+  if (Status share = ReadBudgetShares(args, &settings); !share.ok()) return Fail(share);
   settings.session = *session;
   if (args.count("max-failures")) settings.max_failures = std::max(0, args["max-failures"].as<int>());
 

@@ -65,7 +65,7 @@ int RunTune(int argc, char** argv) {
   settings.objective = *objective;
   settings.warmup = session->measure.warmup;
   settings.confirm = args.count("no-confirm") == 0;
-  if (Status share = ReadRecheckShare(args, &settings); !share.ok()) return Fail(share);
+  if (Status share = ReadBudgetShares(args, &settings); !share.ok()) return Fail(share);
   settings.session = *session;
   if (args.count("max-failures")) {
     auto max_failures = OptionInRange(args, "max-failures", 0, 1000000);

@@ -91,14 +91,24 @@ void AddTaskSettingsOptions(cxxopts::Options& options) {
                        "none for grid)", cxxopts::value<int>())
       ("recheck-share", "share of the budget in [0, 1) kept back from the agent to measure each shape's two "
                         "leading configs again, the least resolved first",
+       cxxopts::value<double>()->default_value("0"))
+      ("probe-share", "share of the budget in [0, 1) kept back to measure the tuned shapes' labels at every thread "
+                      "count above the tuned range (at most two shapes of the distribution)",
        cxxopts::value<double>()->default_value("0"));
 }
 
-Status ReadRecheckShare(const cxxopts::ParseResult& args, TaskSettings* settings) {
-  const double share = args["recheck-share"].as<double>();
-  if (!(share >= 0 && share < 1))
-    return Status::InvalidArgument(Format("--recheck-share must be in [0, 1), got %g", share));
-  settings->recheck_share = share;
+Status ReadBudgetShares(const cxxopts::ParseResult& args, TaskSettings* settings) {
+  const double recheck = args["recheck-share"].as<double>();
+  if (!(recheck >= 0 && recheck < 1))
+    return Status::InvalidArgument(Format("--recheck-share must be in [0, 1), got %g", recheck));
+  const double probe = args["probe-share"].as<double>();
+  if (!(probe >= 0 && probe < 1))
+    return Status::InvalidArgument(Format("--probe-share must be in [0, 1), got %g", probe));
+  if (recheck + probe >= 1)
+    return Status::InvalidArgument(Format("--recheck-share and --probe-share must sum to below 1 (the agent's "
+                                          "share), got %g + %g", recheck, probe));
+  settings->recheck_share = recheck;
+  settings->probe_share = probe;
   return Status::Ok();
 }
 

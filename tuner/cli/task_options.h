@@ -13,10 +13,10 @@
 
 namespace crmap::cli {
 
-// --db, --resume, --seed, --time-limit, --batch, --no-confirm, --max-failures, --recheck-share.
+// --db, --resume, --seed, --time-limit, --batch, --no-confirm, --max-failures, --recheck-share, --probe-share.
 void AddTaskSettingsOptions(cxxopts::Options& options);
-// --recheck-share into settings->recheck_share: InvalidArgument unless in [0, 1).
-Status ReadRecheckShare(const cxxopts::ParseResult& args, TaskSettings* settings);
+// --recheck-share and --probe-share into settings: InvalidArgument unless each is in [0, 1) and their sum below 1.
+Status ReadBudgetShares(const cxxopts::ParseResult& args, TaskSettings* settings);
 // Progress on `progress` (none with --json), Ctrl-C raising the settings' stop flag.
 void WatchProgressAndCtrlC(const cxxopts::ParseResult& args, TaskSettings* settings, ProgressLine* progress);
 // Writes --out, prints the reports (JSON with --json) and chooses the exit status: 130 after a Ctrl-C, with the
