@@ -2,7 +2,7 @@
 import unittest
 
 import script_test_support  # noqa: F401  (puts the scripts on the import path)
-from shape_rules import beyond_range, log2_distance
+from shape_rules import above_range, beyond_range, log2_distance
 
 TUNED = [{"batch": 4, "seq": 16}, {"batch": 32, "seq": 64}]
 
@@ -18,6 +18,18 @@ class BeyondRangeTest(unittest.TestCase):
 
     def test_a_dim_no_tuned_shape_has_is_not_judged(self):
         self.assertFalse(beyond_range({"batch": 8, "heads": 1000}, TUNED))
+
+
+class AboveRangeTest(unittest.TestCase):
+    def test_some_dim_above_and_none_below(self):
+        self.assertTrue(above_range({"batch": 33, "seq": 16}, TUNED))
+        self.assertTrue(above_range({"batch": 64, "seq": 128}, TUNED))
+
+    def test_inside_below_or_mixed_is_not_above(self):
+        self.assertFalse(above_range({"batch": 8, "seq": 16}, TUNED))
+        self.assertFalse(above_range({"batch": 3, "seq": 32}, TUNED))
+        self.assertFalse(above_range({"batch": 64, "seq": 8}, TUNED))
+        self.assertFalse(above_range({"batch": 8, "heads": 1000}, TUNED))  # a dim no tuned shape has
 
 
 class Log2DistanceTest(unittest.TestCase):

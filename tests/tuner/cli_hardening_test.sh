@@ -128,6 +128,13 @@ for share in 1 -0.1; do
   expect_bad "tune --recheck-share $share" "--recheck-share must be in [0, 1)" \
     tune --workload dlrm_mlp --shapes batch=1 --agent random --budget 1 --db "$WORK/b.jsonl" --recheck-share "$share"
 done
+for share in 1 -0.1; do
+  expect_bad "tune --probe-share $share" "--probe-share must be in [0, 1)" \
+    tune --workload dlrm_mlp --shapes batch=1 --agent random --budget 1 --db "$WORK/b.jsonl" --probe-share "$share"
+done
+expect_bad "tune shares summing to 1" "must sum to below 1" \
+  tune --workload dlrm_mlp --shapes batch=1 --agent random --budget 1 --db "$WORK/b.jsonl" --probe-share 0.5 \
+  --recheck-share 0.5
 expect_bad "tune --campaign ''" "campaign name" \
   tune --workload dlrm_mlp --shapes batch=1 --agent random --budget 1 --db "$WORK/b.jsonl" --campaign ""
 expect_bad "replay --budget -5" "--budget must be in" replay --db "$WORK/db.jsonl" --budget -5
