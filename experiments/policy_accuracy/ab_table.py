@@ -8,7 +8,7 @@ Reads OUT_DIR/b_seed<N>/<workload>_evaluate.json (B's policy is "crmap policy (h
 each policy's CTMA (share of held-out shapes within 5% of the oracle), geo-mean oracle ratio and worst shape, B's
 geo-mean over A's, and the static plan and nearest tuned shape of B's database for context. Per workload over
 seeds: mean CTMA, the geometric mean of the geo-means, the worst shape of all, B/A and the seeds where B's
-geo-mean was ahead, level (within 1%) or behind.
+geo-mean was ahead, level (within 1%) or behind; then the same B/A and counts over every workload-seed pair.
 """
 import glob
 import os
@@ -23,6 +23,13 @@ POLICY_B, POLICY_A = "crmap policy (hook)", "compared policy (hook)"
 
 def cell(method):
     return f"{100 * method['ctma']:.0f}%, {method['geo_mean_oracle_ratio']:.3f}, {method['worst']:.3f}"
+
+
+def tally(ratios):
+    """"ahead / level / behind": B/A above 1.01, within 1%, below 0.99."""
+    ahead = sum(r > 1.01 for r in ratios)
+    behind = sum(r < 0.99 for r in ratios)
+    return f"{ahead} / {len(ratios) - ahead - behind} / {behind}"
 
 
 def main():
@@ -58,6 +65,7 @@ def main():
     print("\nOver seeds: mean CTMA, geometric mean of the geo-means, worst shape of all seeds\n")
     print("| workload | seeds | policy A | policy B | B/A geo-mean | B ahead / level (1%) / behind |")
     print("|---|---|---|---|---|---|")
+    all_ratios = []
     for workload in sorted(runs):
         seeds = runs[workload]
         summary = {}
@@ -68,12 +76,12 @@ def main():
             summary[name] = (ctma, geo_mean, worst)
         ratios = [m[POLICY_B]["geo_mean_oracle_ratio"] / max(m[POLICY_A]["geo_mean_oracle_ratio"], 1e-6)
                   for _, m in seeds]
-        ahead = sum(r > 1.01 for r in ratios)
-        behind = sum(r < 0.99 for r in ratios)
+        all_ratios += ratios
         a, b = summary[POLICY_A], summary[POLICY_B]
         print(f"| {workload} | {len(seeds)} | {100 * a[0]:.0f}%, {a[1]:.3f}, {a[2]:.3f} | "
-              f"{100 * b[0]:.0f}%, {b[1]:.3f}, {b[2]:.3f} | {geometric_mean(ratios):.3f} | "
-              f"{ahead} / {len(seeds) - ahead - behind} / {behind} |")
+              f"{100 * b[0]:.0f}%, {b[1]:.3f}, {b[2]:.3f} | {geometric_mean(ratios):.3f} | {tally(ratios)} |")
+    print(f"\nOver all {len(all_ratios)} workload-seed pairs: B/A geo-mean {geometric_mean(all_ratios):.3f}; "
+          f"B ahead / level (1%) / behind: {tally(all_ratios)}")
 
 
 if __name__ == "__main__":

@@ -31,6 +31,16 @@ class MainTest(ScriptTest):
         # over seeds: A (0.9 x 0.99 x 1.0)^(1/3) = 0.962, its worst shape of all seeds 0.7; B/A the geometric mean of 1.1, 0.99495 and 0.95
         self.assertIn("| w | 3 | 50%, 0.962, 0.700 | 100%, 0.975, 0.960 | 1.013 | 1 / 1 / 1 |", out)
 
+    def test_the_pairs_of_every_workload_summed_up(self):
+        self.write("b_seed1/w_evaluate.json", evaluation(0.90, 0.99))  # 1.1
+        self.write("b_seed1/v_evaluate.json", evaluation(1.00, 0.95))  # 0.95
+        self.write("b_seed2/v_evaluate.json", evaluation(1.00, 1.00))  # 1.0
+        code, out = self.run_main(ab_table, ["ab_table.py", self.dir])
+        self.assertIsNone(code)
+        # (1.1 x 0.95 x 1.0)^(1/3) = 1.0148
+        self.assertIn("Over all 3 workload-seed pairs: B/A geo-mean 1.015; B ahead / level (1%) / behind: 1 / 1 / 1",
+                      out)
+
     def test_an_evaluation_without_as_policy_or_no_seed_folder_is_refused(self):
         code, _ = self.run_main(ab_table, ["ab_table.py", self.dir])
         self.assertIn("no b_seed<N> folder", code)
