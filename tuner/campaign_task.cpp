@@ -64,7 +64,8 @@ Result<ResumeState> AccountForResume(const std::vector<TuningRecord>& records, c
   for (const auto& dims : shapes) task_shapes.insert(DimsToText(dims));
   const std::string default_string = space.ToString(space.Default());
   for (const auto& r : records) {
-    const bool mine = r.campaign == campaign && task_shapes.count(DimsToText(r.dims));
+    const bool probe = r.campaign == campaign && r.agent == "probe" && !r.baseline;
+    const bool mine = r.campaign == campaign && task_shapes.count(DimsToText(r.dims)) && !probe;
     if (mine && r.agent == "confirm") state.confirmed_shapes.insert(DimsToText(r.dims));
     if (mine && r.agent != "anchor" && !r.baseline) {
       ++state.already;
@@ -72,7 +73,7 @@ Result<ResumeState> AccountForResume(const std::vector<TuningRecord>& records, c
       ++state.spent[DimsToText(r.dims)];
       if (r.status == "ok") ++state.spent_ok[DimsToText(r.dims)];
     }
-    if (r.campaign == campaign && r.agent == "probe" && !r.baseline) ++state.probed;
+    if (probe) ++state.probed;
     else if (r.campaign == campaign && !mine && r.agent != "anchor" && !r.baseline) ++state.elsewhere;
     if (r.config == default_string) state.anchored.insert(DimsToText(r.dims));
   }
@@ -133,8 +134,9 @@ struct ShapeBest {
 
 // One task's run over its resolved shapes, step by step over the state the steps share: what the database held
 // (resume counts, history), the writer, the evaluator. The agent's campaign spends the budget less the rechecks'
-// share; the rechecks measure the leaders again; the confirmation round runs each shape's leaders beside the
-// default and LibTorch; the report gives the best per shape. The watchdog handler it installs refers to it, so it
+// and the range probes' shares; the rechecks measure the leaders again; the range probes measure the labels above
+// the tuned range; the confirmation round runs each shape's leaders beside the default and LibTorch; the report
+// gives the best per shape. The watchdog handler it installs refers to it, so it
 // is neither copied nor moved. Not thread-safe.
 class TaskRun {
  public:
@@ -158,8 +160,8 @@ class TaskRun {
   // Appends every result of the batch just evaluated (with record_context_'s agent) and counts it; the anchors
   // of shapes whose default is not stored yet, once each. `appended` (if given) receives the results' records.
   Status Store(const std::vector<Candidate>& candidates, std::vector<TuningRecord>* appended);
-  // The agent's campaign: the budget less the rechecks' share (or less the rechecks already stored, if a resume
-  // asks for a smaller share); rechecks already stored are not the agent's measurements.
+  // The agent's campaign: the budget less the rechecks' and the range probes' shares (or less those already
+  // stored, if a resume asks for a smaller share); rechecks and probes already stored are not the agent's.
   Result<CampaignOutcome> RunAgent(Agent& agent, size_t recheck_budget, size_t probe_budget);
   // The rechecks: the budget kept back measures the leaders again, one shape at a time (NextLeaderRecheck on the
   // scores of every record at these shapes, this run's included), until a stop or the time limit, never past the
@@ -171,7 +173,8 @@ class TaskRun {
   // shapes above the tuned range, the farthest first, at most kMaxRangeProbeShapes (tuner/range_probe.h), until a
   // stop, the time limit or the share is spent (less the probes an earlier run stored; what finds nothing to
   // measure stays unspent). Configs the database holds at a shape are not measured again.
-  Status RunRangeProbes(size_t probe_budget, CampaignOutcome* outcome);
+  // `above`: the pool's shapes above the tuned range, farthest first (ShapesAboveRange).
+  Status RunRangeProbes(size_t probe_budget, const std::vector<Dims>& above, CampaignOutcome* outcome);
   // The shape's leaders, the default and LibTorch in one interleaved run: the best of this run replaces *best.
   Status Confirm(const ShapeOutcome& shape, size_t shape_index, size_t shape_count, ShapeBest* best);
   // The task's time limit (settings_.time_limit_s) reached, counted from start_.
@@ -304,7 +307,7 @@ Result<CampaignOutcome> TaskRun::RunAgent(Agent& agent, size_t recheck_budget, s
 
 Status TaskRun::RunRechecks(size_t recheck_budget, CampaignOutcome* outcome,
                             std::map<Dims, ShapeScores>* scores) {
-  const size_t spent_so_far = outcome->measured_total + state_.rechecked;
+  const size_t spent_so_far = outcome->measured_total + state_.rechecked + state_.probed;
   size_t left = recheck_budget > state_.rechecked ? recheck_budget - state_.rechecked : 0;
   left = std::min(left, task_.budget > spent_so_far ? task_.budget - spent_so_far : 0);
   if (outcome->end == CampaignEnd::kStopped || outcome->end == CampaignEnd::kTimeLimit) left = 0;
@@ -348,21 +351,12 @@ Status TaskRun::RunRechecks(size_t recheck_budget, CampaignOutcome* outcome,
   return Status::Ok();
 }
 
-Status TaskRun::RunRangeProbes(size_t probe_budget, CampaignOutcome* outcome) {
+Status TaskRun::RunRangeProbes(size_t probe_budget, const std::vector<Dims>& above, CampaignOutcome* outcome) {
   const size_t spent_so_far = outcome->measured_total + state_.rechecked + rechecks_now_ + state_.probed;
   size_t left = probe_budget > state_.probed ? probe_budget - state_.probed : 0;
   left = std::min(left, task_.budget > spent_so_far ? task_.budget - spent_so_far : 0);
   if (outcome->end == CampaignEnd::kStopped || outcome->end == CampaignEnd::kTimeLimit) left = 0;
-  if (left == 0) return Status::Ok();
-
-  CRMAP_ASSIGN_OR_RETURN(std::vector<Dims> pool, ResolveShapes(workload_, task_.shapes, kRangeProbePool,
-                                                               settings_.seed, ShapeChoice::kDraws));
-  const std::vector<Dims> above = ShapesAboveRange(shapes_, pool);
-  if (above.empty()) {
-    spdlog::info("{}: no shape of the distribution's {} draws lies above the tuned range; the probe share ({}) "
-                 "stays unspent", workload_.name(), pool.size(), left);
-    return Status::Ok();
-  }
+  if (left == 0 || above.empty()) return Status::Ok();
   const std::set<Dims> task_shapes(shapes_.begin(), shapes_.end());
   CRMAP_ASSIGN_OR_RETURN(TuningDbContents now, ReadTuningDbFor(settings_.db, workload_, space_));
   std::vector<TuningRecord> at_shapes;
@@ -372,8 +366,8 @@ Status TaskRun::RunRangeProbes(size_t probe_budget, CampaignOutcome* outcome) {
     stored.emplace(r.dims, r.config);
     if (task_shapes.count(r.dims)) at_shapes.push_back(std::move(r));
   }
-  const std::vector<Config> configs =
-      RangeProbeConfigs(space_, ScoreConfigs(space_, at_shapes, settings_.objective), shapes_);
+  // The trainer's labels: scored at the median (as TrainPolicy scores), over the task's shapes.
+  const std::vector<Config> configs = RangeProbeConfigs(space_, ScoreConfigs(space_, at_shapes), shapes_);
   const std::string agent_name = record_context_.agent;
   record_context_.agent = "probe";
   for (size_t s = 0; s < above.size() && s < kMaxRangeProbeShapes && left > 0; ++s) {
@@ -381,7 +375,7 @@ Status TaskRun::RunRangeProbes(size_t probe_budget, CampaignOutcome* outcome) {
     for (const Config& config : configs)
       if (!stored.count({above[s], space_.ToString(config)})) todo.push_back({above[s], config});
     if (todo.empty()) continue;
-    probed_shapes_.push_back(above[s]);
+    bool measured_here = false;
     for (size_t i = 0; i < todo.size() && left > 0;) {
       if (Stopped()) {
         outcome->end = CampaignEnd::kStopped;
@@ -402,6 +396,8 @@ Status TaskRun::RunRangeProbes(size_t probe_budget, CampaignOutcome* outcome) {
                               static_cast<int>(probes_now_), static_cast<int>(probes_now_ + left));
       evaluator_->Evaluate(batch);
       CRMAP_RETURN_IF_ERROR(Store(batch, nullptr));
+      if (!measured_here) probed_shapes_.push_back(above[s]);
+      measured_here = true;
       i += take;
       left -= take;
       probes_now_ += take;
@@ -464,12 +460,27 @@ Status TaskRun::Run(TaskReport* report) {
     return Status::InvalidArgument(Format("objective %s needs >= %d rounds per candidate, got %d",
                                           ObjectiveName(settings_.objective), MinimumRounds(settings_.objective),
                                           settings_.rounds));
-  const size_t recheck_budget = RecheckBudget(task_.budget, settings_.recheck_share);
-  const size_t probe_budget = RecheckBudget(task_.budget, settings_.probe_share);
-  if (recheck_budget + probe_budget >= task_.budget && recheck_budget + probe_budget > 0)
-    return Status::InvalidArgument(Format("the recheck share (%zu) and the probe share (%zu) leave the agent none of "
-                                          "the budget of %zu; their sum must be below 1 (nothing was measured)", recheck_budget,
-                                          probe_budget, task_.budget));
+  const double recheck_share = settings_.recheck_share, probe_share = settings_.probe_share;
+  if (!(recheck_share >= 0 && recheck_share < 1 && probe_share >= 0 && probe_share < 1 &&
+        recheck_share + probe_share < 1))
+    return Status::InvalidArgument(Format("the recheck share (%g) and the probe share (%g) must each be in [0, 1) "
+                                          "and sum to below 1 (the agent's share); nothing was measured",
+                                          recheck_share, probe_share));
+  const size_t recheck_budget = ShareOfBudget(task_.budget, recheck_share);
+  const size_t probe_budget = ShareOfBudget(task_.budget, probe_share);
+  // Where the probes would measure is known before anything is: a list of shapes has no pool to probe above.
+  std::vector<Dims> above_range;
+  if (probe_budget > 0) {
+    if (task_.shapes.find('=') != std::string::npos)
+      return Status::InvalidArgument("a probe share needs --shapes to name a distribution (range probes measure "
+                                     "its draws above the tuned range), not a list of shapes; nothing was measured");
+    CRMAP_ASSIGN_OR_RETURN(std::vector<Dims> pool, ResolveShapes(workload_, task_.shapes, kRangeProbePool,
+                                                                 settings_.seed, ShapeChoice::kDraws));
+    above_range = ShapesAboveRange(shapes_, pool);
+    if (above_range.empty())
+      spdlog::warn("{}: none of the distribution's {} draws lies above the tuned shapes' range: the probe share ({} "
+                   "measurements) stays unspent", workload_.name(), pool.size(), probe_budget);
+  }
   AgentContext context{&workload_, &space_, shapes_, settings_.seed};
   CRMAP_ASSIGN_OR_RETURN(std::unique_ptr<Agent> agent, MakeAgent(task_.agent, context));
   CRMAP_RETURN_IF_ERROR(Open());
@@ -479,7 +490,7 @@ Status TaskRun::Run(TaskReport* report) {
   CRMAP_ASSIGN_OR_RETURN(CampaignOutcome outcome, RunAgent(*agent, recheck_budget, probe_budget));
   std::map<Dims, ShapeScores> rechecked_scores;
   CRMAP_RETURN_IF_ERROR(RunRechecks(recheck_budget, &outcome, &rechecked_scores));
-  CRMAP_RETURN_IF_ERROR(RunRangeProbes(probe_budget, &outcome));
+  CRMAP_RETURN_IF_ERROR(RunRangeProbes(probe_budget, above_range, &outcome));
   // The confirmation round after the campaign is no measurement of its budget: a hang there ends the process (a
   // restart would only confirm the same config again).
   hang_recording_.reset();
@@ -507,8 +518,7 @@ Status TaskRun::Run(TaskReport* report) {
       if (auto parsed = space_.Parse(leader.config); parsed.ok())
         best = {*parsed, leader.median_us, leader.p99_us, leader.speedup, 0};
     }
-    const bool confirm_again =
-        outcome.measured_now + rechecks_now_ + probes_now_ > 0 || !state_.confirmed_shapes.count(key);
+    const bool confirm_again = outcome.measured_now + rechecks_now_ > 0 || !state_.confirmed_shapes.count(key);
     if (settings_.confirm && !confirm_again) ++confirmed_earlier;
     if (settings_.confirm && confirm_again && !Stopped()) {
       ++confirmed_now;
@@ -544,7 +554,9 @@ Status TaskRun::Run(TaskReport* report) {
     std::string where;
     for (const Dims& dims : probed_shapes_) where += (where.empty() ? " at " : " and ") + DimsToText(dims);
     range_probe_text = Format("range probes: %zu of the %zu kept back measured the labels' thread counts above the "
-                              "tuned range%s\n", probes_now_, probe_budget, where.c_str());
+                              "tuned range%s%s%s\n", probes_now_, probe_budget, where.c_str(),
+                              state_.probed ? Format(" (%zu stored before)", state_.probed).c_str() : "",
+                              above_range.empty() ? ": no shape of the distribution lies above it" : "");
   }
   report->text = Format("\n%s: %s, agent %s, %zu measurements (%zu this run, %zu of them active-learning probes, "
                         "%zu climbs, %zu rechecks of the leaders, %zu range probes), ended: %s\n",

@@ -8,9 +8,10 @@
 // interleaved run; the fastest of that run is the shape's best, its speedups are from that run, and the peers'
 // rows are stored (agent "confirm"). With a recheck share, the agent spends the budget less that share and the
 // rest measures the shapes' leaders again (tuner/leader_recheck.h; records of agent "recheck") before the
-// confirmation. With a probe share, that share measures the shapes' labels at every thread count above the tuned
-// range (tuner/range_probe.h; records of agent "probe", at shapes the task did not tune). A resumed campaign that measured nothing new does not confirm again where its
-// confirmation already ran. The report is text and JSON for the CLI to print. Not thread-safe (it measures).
+// confirmation. With a probe share, that share measures the shapes' labels at every thread count above the
+// tuned range (tuner/range_probe.h; records of agent "probe", at shapes the task did not tune). A resumed
+// campaign that measured nothing new at its shapes does not confirm again where its confirmation already ran.
+// The report is text and JSON for the CLI to print. Not thread-safe (it measures).
 #pragma once
 
 #include <atomic>
@@ -41,11 +42,11 @@ struct TaskSettings {
   bool resume = false;
   bool confirm = true;
   // Share of the budget in [0, 1) kept back from the agent to measure each shape's two leaders again
-  // (tuner/leader_recheck.h): RecheckBudget(budget, recheck_share) measurements. 0: the agent spends it all.
+  // (tuner/leader_recheck.h): ShareOfBudget(budget, recheck_share) measurements. 0: the agent spends it all.
   double recheck_share = 0;
-  // Share of the budget in [0, 1) kept back to measure the tuned shapes' labels at every thread count at the pool's
-  // shapes above the tuned range (tuner/range_probe.h): RecheckBudget(budget, probe_share) measurements, never
-  // given back to the agent. 0: none. recheck_share + probe_share < 1.
+  // Share of the budget in [0, 1) kept back to measure the tuned shapes' labels at every thread count at the
+  // pool's shapes above the tuned range (tuner/range_probe.h): ShareOfBudget(budget, probe_share) measurements,
+  // never given back to the agent. 0: none. recheck_share + probe_share < 1; a probe share needs a distribution.
   double probe_share = 0;
   int max_failures = -1;   // consecutive failures before the agent is stopped; -1: 48, none for grid
   SessionOptions session;  // compile options, validation, timeout, warm and cold samples, peer executable
@@ -64,7 +65,7 @@ struct TaskReport {
 struct ResumeState {
   size_t already = 0;                       // this campaign's measurements of agent proposals at these shapes
   size_t rechecked = 0;                     // ... of them, rechecks of its leaders (agent "recheck")
-  size_t probed = 0;                        // its range probes (agent "probe"), at any shape
+  size_t probed = 0;                        // its range probes (agent "probe", at any shape; not in `already`)
   std::map<std::string, size_t> spent;      // per shape (DimsToText)
   std::map<std::string, size_t> spent_ok;   // ... of them, those that ran and validated
   std::set<std::string> confirmed_shapes;   // where its confirmation round already ran
@@ -73,8 +74,9 @@ struct ResumeState {
 };
 
 // Counts what campaign `campaign` stored at `shapes` (its records at other shapes do not count against the
-// budget, but for its range probes; anchors and peer rows are not agent proposals). InvalidArgument when it already has measurements there
-// and `resume` is false (`what` names the workload and database in the message). A resume at new shapes is allowed
+// budget, but for its range probes, wherever they are; anchors and peer rows are not agent proposals).
+// InvalidArgument when it already has measurements there and `resume` is false (`what` names the workload and
+// database in the message). A resume at new shapes is allowed
 // (it grows the campaign); RunTuneTask warns when none of the shapes was measured before (`elsewhere` > 0,
 // `already` 0), which is also what resuming with another --shape-choice, --num-shapes or --seed looks like.
 Result<ResumeState> AccountForResume(const std::vector<TuningRecord>& records, const std::string& campaign,

@@ -69,7 +69,7 @@ std::optional<LeaderRecheck> NextLeaderRecheck(const std::map<Dims, ShapeScores>
   return chosen;
 }
 
-size_t RecheckBudget(size_t budget, double share) {
+size_t ShareOfBudget(size_t budget, double share) {
   if (budget == 0 || !(share > 0)) return 0;
   const size_t kept = static_cast<size_t>(std::floor(share * static_cast<double>(budget)));
   return kept >= budget ? budget - 1 : kept;

@@ -40,8 +40,9 @@ struct LeaderRecheck {
 std::optional<LeaderRecheck> NextLeaderRecheck(const std::map<Dims, ShapeScores>& scores,
                                                const std::vector<Dims>& shapes, size_t measurements);
 
-// The measurements of `budget` a recheck share in [0, 1) keeps back for rechecks: floor(share x budget) (at most
-// budget - 1, should rounding ever reach the whole budget: the agent measures first); 0 for a NaN share.
-size_t RecheckBudget(size_t budget, double share);
+// The measurements of `budget` a share in [0, 1) keeps back from the agent (for rechecks, or for range probes:
+// tuner/range_probe.h): floor(share x budget) (at most budget - 1, should rounding ever reach the whole budget: the
+// agent measures first); 0 for a NaN share.
+size_t ShareOfBudget(size_t budget, double share);
 
 }  // namespace crmap

@@ -45,6 +45,15 @@ class CampaignTaskTest : public ::testing::Test {
     task.budget = budget;
     return task;
   }
+  // A tiny_mlp distribution file in `dir` over the batches `values` with `weights` (JSON arrays); its path.
+  static std::string WriteTinyDistribution(const fs::path& dir, const std::string& values,
+                                           const std::string& weights) {
+    const fs::path path = dir / "tiny_distribution.json";
+    std::ofstream(path) << R"({"format": "crmap.distribution/1", "name": "tiny", "workload": "tiny_mlp", "dims": )"
+                        << R"({"batch": {"type": "categorical", "values": )" << values << R"(, "weights": )"
+                        << weights << "}}}";
+    return path.string();
+  }
   // Few rounds, no warm-up or cold samples, database in `dir`.
   static TaskSettings QuickSettings(const std::string& campaign, const fs::path& dir) {
     TaskSettings settings;
@@ -70,6 +79,7 @@ TEST_F(CampaignTaskTest, ResumeCountsThisCampaignsProposalsAtItsShapesOnly) {
       Record(8, "threads=1", "c", "recheck"),                    // counts, and as a recheck
       Record(64, "threads=1", "c", "rl"),                        // another shape: does not count
       Record(64, "weights=packed", "c", "probe"),                // a range probe: counts as one, elsewhere
+      Record(8, "weights=packed", "c", "probe"),                 // ... and at a shape tuned now: still a probe
       Record(8, "weights=packed", "other", "rl"),                // another campaign
       Record(8, "default", "other", "anchor"),                   // ... whose anchor still anchors batch=8
   };
@@ -81,7 +91,7 @@ TEST_F(CampaignTaskTest, ResumeCountsThisCampaignsProposalsAtItsShapesOnly) {
   ASSERT_TRUE(state.ok()) << state.status().ToString();
   EXPECT_EQ(state->already, 4u);
   EXPECT_EQ(state->rechecked, 1u);
-  EXPECT_EQ(state->probed, 1u);
+  EXPECT_EQ(state->probed, 2u);
   EXPECT_EQ(state->elsewhere, 1u) << "a range probe is not a proposal at another shape";
   EXPECT_EQ(state->spent.at("batch=1"), 2u);
   EXPECT_EQ(state->spent_ok.at("batch=1"), 1u);
@@ -251,16 +261,16 @@ TEST_F(CampaignTaskTest, AResumeWithAnotherRecheckShareStaysWithinTheBudget) {
 }
 
 // A probe share: the agent spends the budget less the share; the rest measures the tuned shapes' labels at every
-// thread count at the distribution's shapes above the tuned range, the farthest first — never at or below it — and
-// a resume finds the budget spent. The distribution's weights make the tuned shapes batch 2 and 4 and the pool's
-// shapes above them 64 (farther) and 32.
+// thread count at the distribution's shapes above the tuned range, the farthest first and at most two — never at
+// or below it — and a resume finds the budget spent. The distribution's weights make the tuned shapes batch 2 and
+// 4 and the pool's shapes above them 64 (farthest), 32 and 16.
 TEST_F(CampaignTaskTest, RangeProbesMeasureTheLabelsThreadCountsAboveTheTunedRange) {
   const fs::path dir = FreshDir("crmap_campaign_task_probe_test");
-  const fs::path distribution = dir / "tiny.json";
-  std::ofstream(distribution) << R"({"format": "crmap.distribution/1", "name": "tiny", "workload": "tiny_mlp",
-    "dims": {"batch": {"type": "categorical", "values": [2, 4, 32, 64], "weights": [1000, 1000, 1, 1]}}})";
+  const SearchSpace space = testing::MustSpace(testing::MustLoad(TinyTask(1).workload), 0);  // the host's threads
+  if (space.knobs()[static_cast<size_t>(space.FindKnobOfKind(KnobKind::kThreads))].values.size() < 2)
+    GTEST_SKIP() << "one thread count on this host: a label has no other to probe";
   TuneTask task = TinyTask(12);
-  task.shapes = distribution.string();
+  task.shapes = WriteTinyDistribution(dir, "[2, 4, 16, 32, 64]", "[1000, 1000, 1, 1, 1]");
   task.num_shapes = 2;
   TaskSettings settings = QuickSettings("p", dir);
   settings.confirm = false;
@@ -273,8 +283,6 @@ TEST_F(CampaignTaskTest, RangeProbesMeasureTheLabelsThreadCountsAboveTheTunedRan
   for (const auto& row : report.json["shapes"])
     ASSERT_TRUE(row["dims"].get<Dims>() == tuned[0] || row["dims"].get<Dims>() == tuned[1]) << row.dump();
 
-  const Workload workload = testing::MustLoad(task.workload);
-  const SearchSpace space = testing::MustSpace(workload, 0);
   auto db = ReadTuningDb(settings.db);
   ASSERT_TRUE(db.ok());
   std::vector<TuningRecord> at_tuned;
@@ -288,13 +296,13 @@ TEST_F(CampaignTaskTest, RangeProbesMeasureTheLabelsThreadCountsAboveTheTunedRan
   std::set<std::string> expected_configs;
   for (const Config& c : RangeProbeConfigs(space, ScoreConfigs(space, at_tuned), tuned))
     expected_configs.insert(space.ToString(c));
-  ASSERT_FALSE(expected_configs.empty());
+  ASSERT_FALSE(expected_configs.empty());  // a label at another thread count is never the default
   EXPECT_EQ(proposals, 6u);
   EXPECT_EQ(probes.size(), std::min<size_t>(6, 2 * expected_configs.size()));
   bool at_32_yet = false;
   for (const TuningRecord* r : probes) {
     const int64_t batch = r->dims.at("batch");
-    ASSERT_TRUE(batch == 64 || batch == 32) << DimsToText(r->dims);
+    ASSERT_TRUE(batch == 64 || batch == 32) << DimsToText(r->dims) << ": the two farthest shapes above only";
     EXPECT_FALSE(at_32_yet && batch == 64) << "the farthest shape is probed first";
     at_32_yet = at_32_yet || batch == 32;
     EXPECT_TRUE(expected_configs.count(r->config)) << r->config;
@@ -309,21 +317,81 @@ TEST_F(CampaignTaskTest, RangeProbesMeasureTheLabelsThreadCountsAboveTheTunedRan
   again_settings.resume = true;
   TaskReport again;
   ASSERT_TRUE(RunTuneTask(task, again_settings, &again).ok());
-  EXPECT_LE(again.json["measured_now"].get<size_t>() + proposals + probes.size(), 12u);
-  EXPECT_LE(again.json["range_probes_now"].get<size_t>() + probes.size(), 6u);
+  EXPECT_EQ(again.json["measured_now"], 0);  // the agent's share spent; every probe config stored
+  EXPECT_EQ(again.json["measured_total"], proposals + probes.size());
   fs::remove_all(dir);
 }
 
-// Shares that leave the agent nothing are refused before anything is measured.
-TEST_F(CampaignTaskTest, SharesLeavingTheAgentNothingAreRefused) {
+// With the tuned shapes at the top of the distribution nothing lies above them: the share stays unspent (not given
+// to the agent) and the report says why.
+TEST_F(CampaignTaskTest, NothingAboveTheTunedRangeLeavesTheProbeShareUnspent) {
+  const fs::path dir = FreshDir("crmap_campaign_task_probe_nothing_test");
+  TuneTask task = TinyTask(12);
+  task.shapes = WriteTinyDistribution(dir, "[2, 4]", "[1, 1]");
+  task.num_shapes = 2;
+  TaskSettings settings = QuickSettings("n", dir);
+  settings.confirm = false;
+  settings.probe_share = 0.5;
+  TaskReport report;
+  ASSERT_TRUE(RunTuneTask(task, settings, &report).ok());
+  EXPECT_EQ(report.json["range_probes_now"], 0);
+  EXPECT_EQ(report.json["measured_total"], 6);
+  EXPECT_NE(report.text.find("no shape of the distribution lies above it"), std::string::npos) << report.text;
+  fs::remove_all(dir);
+}
+
+// A resume that asks for other shares than the campaign ran with never spends more than the budget in all, probes
+// stored before included.
+TEST_F(CampaignTaskTest, AResumeWithAnotherProbeOrRecheckShareStaysWithinTheBudget) {
+  struct Shares {
+    double recheck, probe;
+  };
+  for (const auto& [first, resumed] : {std::pair{Shares{0, 0.3}, Shares{0.3, 0.3}},
+                                       std::pair{Shares{0, 0.5}, Shares{0.3, 0.2}},
+                                       std::pair{Shares{0, 0.5}, Shares{0, 0}}}) {
+    const fs::path dir = FreshDir("crmap_campaign_task_probe_resume_test");
+    TuneTask task = TinyTask(10);
+    task.shapes = WriteTinyDistribution(dir, "[2, 4, 16, 32, 64]", "[1000, 1000, 1, 1, 1]");
+    task.num_shapes = 2;
+    TaskSettings settings = QuickSettings("s", dir);
+    settings.confirm = false;
+    settings.recheck_share = first.recheck;
+    settings.probe_share = first.probe;
+    TaskReport first_run;
+    ASSERT_TRUE(RunTuneTask(task, settings, &first_run).ok());
+    const size_t spent = first_run.json["measured_total"].get<size_t>();
+    settings.resume = true;
+    settings.recheck_share = resumed.recheck;
+    settings.probe_share = resumed.probe;
+    TaskReport resumed_run;
+    ASSERT_TRUE(RunTuneTask(task, settings, &resumed_run).ok());
+    const size_t now = resumed_run.json["measured_now"].get<size_t>();
+    EXPECT_EQ(resumed_run.json["measured_total"], spent + now);
+    EXPECT_LE(spent + now, 10u) << "probe " << first.probe << " then recheck " << resumed.recheck << ", probe "
+                                << resumed.probe;
+    auto db = ReadTuningDb(settings.db);
+    ASSERT_TRUE(db.ok());
+    size_t stored = 0;  // what the budget counts: proposals, rechecks and probes (no anchors)
+    for (const auto& r : db->records) stored += r.agent != "anchor" && !r.baseline;
+    EXPECT_EQ(stored, spent + now);
+    fs::remove_all(dir);
+  }
+}
+
+// A probe share with a list of shapes (no pool to probe above), and shares leaving the agent nothing, are refused
+// before anything is measured.
+TEST_F(CampaignTaskTest, AProbeShareWithAListAndSharesLeavingTheAgentNothingAreRefused) {
   const fs::path dir = FreshDir("crmap_campaign_task_shares_test");
   TaskSettings settings = QuickSettings("q", dir);
-  settings.recheck_share = 0.5;
   settings.probe_share = 0.5;
   TaskReport report;
   Status ran = RunTuneTask(TinyTask(4), settings, &report);
   EXPECT_EQ(ran.code(), StatusCode::kInvalidArgument);
-  EXPECT_NE(ran.message().find("probe share"), std::string::npos) << ran.ToString();
+  EXPECT_NE(ran.message().find("not a list of shapes"), std::string::npos) << ran.ToString();
+  settings.recheck_share = 0.5;
+  ran = RunTuneTask(TinyTask(4), settings, &report);
+  EXPECT_EQ(ran.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(ran.message().find("sum to below 1"), std::string::npos) << ran.ToString();
   EXPECT_FALSE(fs::exists(settings.db));
   fs::remove_all(dir);
 }

@@ -106,14 +106,14 @@ TEST_F(LeaderRecheckTest, ARecheckMustFitTheMeasurementsLeftAndShapesOutsideTheL
   EXPECT_FALSE(NextLeaderRecheck(scores_, {Batch(3)}, 8).has_value());  // no scores there
 }
 
-TEST(RecheckBudgetTest, TheShareOfTheBudgetRoundedDownNeverAllOfIt) {
-  EXPECT_EQ(RecheckBudget(25, 0.2), 5u);
-  EXPECT_EQ(RecheckBudget(57, 0.2), 11u);
-  EXPECT_EQ(RecheckBudget(100, 0), 0u);
-  EXPECT_EQ(RecheckBudget(4, 0.2), 0u);
-  EXPECT_EQ(RecheckBudget(10, 0.99), 9u);
-  EXPECT_EQ(RecheckBudget(0, 0.5), 0u);
-  EXPECT_EQ(RecheckBudget(10, std::numeric_limits<double>::quiet_NaN()), 0u);
+TEST(ShareOfBudgetTest, TheShareOfTheBudgetRoundedDownNeverAllOfIt) {
+  EXPECT_EQ(ShareOfBudget(25, 0.2), 5u);
+  EXPECT_EQ(ShareOfBudget(57, 0.2), 11u);
+  EXPECT_EQ(ShareOfBudget(100, 0), 0u);
+  EXPECT_EQ(ShareOfBudget(4, 0.2), 0u);
+  EXPECT_EQ(ShareOfBudget(10, 0.99), 9u);
+  EXPECT_EQ(ShareOfBudget(0, 0.5), 0u);
+  EXPECT_EQ(ShareOfBudget(10, std::numeric_limits<double>::quiet_NaN()), 0u);
 }
 
 }  // namespace

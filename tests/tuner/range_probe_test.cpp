@@ -52,36 +52,37 @@ class RangeProbeConfigsTest : public ::testing::Test {
   std::map<Dims, ShapeScores> scores_;
 };
 
-// The label of more tuned shapes first, each at every thread count; the default (measured beside every batch as
-// the anchor) and repeats left out; a tuned shape without scores labels nothing.
+// The label of more tuned shapes first (whatever the config strings' order), each at every thread count; the
+// default (measured beside every batch as the anchor) and repeats left out; a tuned shape without scores labels
+// nothing.
 TEST_F(RangeProbeConfigsTest, LabelsOfMoreShapesFirstAtEveryThreadCountWithoutTheDefault) {
   ASSERT_GE(threads_, 0);
   ASSERT_EQ(space_.knobs()[static_cast<size_t>(threads_)].values.size(), 2u);
   const Config packed = testing::MustConfig(space_, "weights=packed");
   const int default_threads = space_.Default().values[static_cast<size_t>(threads_)];
   const Config other_threads = WithThreads(space_.Default(), 1 - default_threads);
+  ASSERT_LT(space_.ToString(packed), space_.ToString(other_threads));  // so the strings' order puts packed first
   for (int64_t batch : {1, 2, 3}) Add(batch, space_.Default(), 1.0);
-  Add(1, packed, 1.5);
-  Add(2, packed, 1.4);
-  Add(3, packed, 1.1);
-  Add(3, other_threads, 1.6);  // labels batch 3 only
+  Add(1, other_threads, 1.6);
+  Add(2, other_threads, 1.5);
+  Add(1, packed, 1.1);
+  Add(3, packed, 1.4);  // labels batch 3 only
   const std::vector<Config> configs = RangeProbeConfigs(space_, scores_, {Batch(1), Batch(2), Batch(3), Batch(9)});
-  const std::vector<Config> expected = {WithThreads(packed, 0), WithThreads(packed, 1), other_threads};
-  EXPECT_EQ(configs, expected);  // the other label at the default's thread count is the default itself
+  const std::vector<Config> expected = {other_threads, WithThreads(packed, 0), WithThreads(packed, 1)};
+  EXPECT_EQ(configs, expected);  // the first label at the default's thread count is the default itself
 }
 
 TEST_F(RangeProbeConfigsTest, NoScoresNoConfigs) {
   EXPECT_TRUE(RangeProbeConfigs(space_, scores_, {Batch(1)}).empty());
 }
 
-// A space without a threads knob probes the labels themselves.
-TEST(RangeProbeConfigsSpaceTest, WithoutAThreadsKnobTheLabelsAlone) {
+// A space of one thread count (a 1-core host) probes the labels themselves.
+TEST(RangeProbeConfigsSpaceTest, OneThreadCountTheLabelsAlone) {
   const Workload workload = testing::MustLoad("dlrm_mlp");
   const SearchSpace space = testing::MustSpace(workload, 1);
   const int threads = space.FindKnobOfKind(KnobKind::kThreads);
-  if (threads >= 0) {
-    ASSERT_EQ(space.knobs()[static_cast<size_t>(threads)].values.size(), 1u);
-  }
+  ASSERT_GE(threads, 0);
+  ASSERT_EQ(space.knobs()[static_cast<size_t>(threads)].values.size(), 1u);
   const Config packed = testing::MustConfig(space, "weights=packed");
   std::map<Dims, ShapeScores> scores;
   ShapeScores& shape = scores[Batch(4)];
