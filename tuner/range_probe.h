@@ -25,8 +25,8 @@ inline constexpr size_t kMaxRangeProbeShapes = 2;
 // (`crmap suggest`'s default pool).
 inline constexpr size_t kRangeProbePool = 200;
 
-// The shapes of `pool` above the range of `tuned` (tuner/nearest_shape.h: AboveRangeOf), farthest first by log2 distance to the nearest
-// tuned shape (tuner/nearest_shape.h), then in pool order; duplicates skipped.
+// The shapes of `pool` above the range of `tuned` (tuner/nearest_shape.h: AboveRangeOf), farthest first by log2
+// distance to the nearest tuned shape (tuner/nearest_shape.h), then in pool order; duplicates skipped.
 std::vector<Dims> ShapesAboveRange(const std::vector<Dims>& tuned, const std::vector<Dims>& pool);
 
 // What a probe measures at a shape: the labels of the `tuned` shapes (NoiseAwareLabel over `scores` with their

@@ -25,7 +25,8 @@ METHODS = [("A", "compared policy (hook)"), ("B", "crmap policy (hook)"), ("near
 
 
 def side_of(dims, tuned, split_above):
-    """Where a held-out shape lies against A's tuned shapes: inside, beyond, or (split_above) above / beyond, not above."""
+    """Where a held-out shape lies against A's tuned shapes: inside, beyond, or (split_above) above / beyond, not
+    above."""
     if not beyond_range(dims, tuned):
         return "inside"
     if not split_above:

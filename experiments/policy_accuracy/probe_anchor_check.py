@@ -9,9 +9,9 @@ noise-aware label can be the default (tied at the most shapes: it is measured at
 For each FOLDER and each `<w>_tune.json` in it naming `range_probe_shapes`, this writes `<w>.no_probe_anchor.jsonl`
 beside `<w>.jsonl`: the same records without the `anchor` records at those shapes (the probes keep their speedups:
 each record carries its ratio to the anchor measured in the same rounds), unless it exists. Then
-decision_pair_check.py's loop trains a policy from each database with CRMAP (sides "with anchor" and "without"),
-(the workloads some folder probed), and where their decisions at the folder's held-out shapes differ, measures both beside the evaluation's oracle
-config (N interleaved rounds, default 30; policies in DIR, a temporary folder unless given). Prints per folder the
+decision_pair_check.py's loop trains a policy from each database with CRMAP (sides "with anchor" and "without";
+the workloads some folder probed), and where their decisions at the folder's held-out shapes differ, measures both
+beside the evaluation's oracle config (N interleaved rounds, default 30; policies in DIR, a temporary folder unless given). Prints per folder the
 databases written, then the pair table. `--without shapes` leaves out every record at the probed shapes instead
 (`<w>.no_probed_shapes.jsonl`, side "without"): the campaign as though it had kept the share and not probed, which
 tells the probes' effect on the policy from the difference between the two sides' campaigns. Run it on copies of
@@ -62,7 +62,8 @@ def write_databases(folder, without="anchors"):
             f.writelines(line + "\n" for line in kept)
         os.replace(target + ".tmp", target)
         what = "records" if without == "shapes" else "anchor records"
-        lines.append(f"{folder}: {workload}: {len(original) - len(kept)} {what} left out at {len(probed)} probed shapes")
+        lines.append(f"{folder}: {workload}: {len(original) - len(kept)} {what} left out at {len(probed)} "
+                     "probed shapes")
     return lines, probed_workloads
 
 

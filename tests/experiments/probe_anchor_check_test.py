@@ -38,26 +38,29 @@ class MainTest(ScriptTest):
     def main(self, argv):
         return self.call_main(probe_anchor_check, argv)
 
+    def checked(self, argv, database):
+        """main(argv) with check stood in: its exit code, output, the lines of b_seed1/`database`, and the stand-in."""
+        with mock.patch.object(probe_anchor_check, "check") as check:
+            code, out, _ = self.main(argv)
+        with open(os.path.join(self.dir, "b_seed1", database)) as f:
+            return code, out, f.read().splitlines(), check
+
     def test_writes_the_database_without_the_probed_anchors_then_checks_both_sides(self):
         folder = os.path.join(self.dir, "b_seed1")
-        with mock.patch.object(probe_anchor_check, "check") as check:
-            code, out, _ = self.main(["--rounds", "10", "crmap", folder])
+        code, out, lines, check = self.checked(["--rounds", "10", "crmap", folder], "w.no_probe_anchor.jsonl")
         self.assertEqual(code, 0)
         self.assertIn("w: 1 anchor records left out at 1 probed shapes", out)
-        with open(os.path.join(folder, "w.no_probe_anchor.jsonl")) as f:
-            self.assertEqual(f.read().splitlines(), [record("anchor", 2), record("probe", 256)])
+        self.assertEqual(lines, [record("anchor", 2), record("probe", 256)])
         self.assertFalse(os.path.exists(os.path.join(folder, "v.no_probe_anchor.jsonl")))
         check.assert_called_once_with([("with anchor", "crmap", []), ("without", "crmap", [], ".no_probe_anchor")],
                                       "crmap", [folder], 10, None, ["w"])  # v probed nothing
 
     def test_without_shapes_writes_its_own_database_and_names_its_sides(self):
         folder = os.path.join(self.dir, "b_seed1")
-        with mock.patch.object(probe_anchor_check, "check") as check:
-            code, out, _ = self.main(["--without", "shapes", "crmap", folder])
+        code, out, lines, check = self.checked(["--without", "shapes", "crmap", folder], "w.no_probed_shapes.jsonl")
         self.assertEqual(code, 0)
         self.assertIn("w: 2 records left out at 1 probed shapes", out)
-        with open(os.path.join(folder, "w.no_probed_shapes.jsonl")) as f:
-            self.assertEqual(f.read().splitlines(), [record("anchor", 2)])
+        self.assertEqual(lines, [record("anchor", 2)])
         check.assert_called_once_with([("with probes", "crmap", []), ("without", "crmap", [], ".no_probed_shapes")],
                                       "crmap", [folder], 30, None, ["w"])
         with self.assertRaises(SystemExit):

@@ -54,6 +54,22 @@ class CampaignTaskTest : public ::testing::Test {
                         << weights << "}}}";
     return path.string();
   }
+  // A random-agent campaign of `budget` on tiny_mlp at the two shapes first drawn from a distribution over the
+  // batches `values` with `weights` (written into `dir`).
+  static TuneTask TinyProbingTask(const fs::path& dir, size_t budget, const std::string& values,
+                                  const std::string& weights) {
+    TuneTask task = TinyTask(budget);
+    task.shapes = WriteTinyDistribution(dir, values, weights);
+    task.num_shapes = 2;
+    return task;
+  }
+  // QuickSettings without the confirmation round, with a probe share.
+  static TaskSettings ProbingSettings(const std::string& campaign, const fs::path& dir, double probe_share) {
+    TaskSettings settings = QuickSettings(campaign, dir);
+    settings.confirm = false;
+    settings.probe_share = probe_share;
+    return settings;
+  }
   // Few rounds, no warm-up or cold samples, database in `dir`.
   static TaskSettings QuickSettings(const std::string& campaign, const fs::path& dir) {
     TaskSettings settings;
@@ -269,12 +285,8 @@ TEST_F(CampaignTaskTest, RangeProbesMeasureTheLabelsThreadCountsAboveTheTunedRan
   const SearchSpace space = testing::MustSpace(testing::MustLoad(TinyTask(1).workload), 0);  // the host's threads
   if (space.knobs()[static_cast<size_t>(space.FindKnobOfKind(KnobKind::kThreads))].values.size() < 2)
     GTEST_SKIP() << "one thread count on this host: a label has no other to probe";
-  TuneTask task = TinyTask(12);
-  task.shapes = WriteTinyDistribution(dir, "[2, 4, 16, 32, 64]", "[1000, 1000, 1, 1, 1]");
-  task.num_shapes = 2;
-  TaskSettings settings = QuickSettings("p", dir);
-  settings.confirm = false;
-  settings.probe_share = 0.5;
+  const TuneTask task = TinyProbingTask(dir, 12, "[2, 4, 16, 32, 64]", "[1000, 1000, 1, 1, 1]");
+  const TaskSettings settings = ProbingSettings("p", dir, 0.5);
   TaskReport report;
   Status ran = RunTuneTask(task, settings, &report);
   ASSERT_TRUE(ran.ok()) << ran.ToString();
@@ -326,14 +338,8 @@ TEST_F(CampaignTaskTest, RangeProbesMeasureTheLabelsThreadCountsAboveTheTunedRan
 // to the agent) and the report says why.
 TEST_F(CampaignTaskTest, NothingAboveTheTunedRangeLeavesTheProbeShareUnspent) {
   const fs::path dir = FreshDir("crmap_campaign_task_probe_nothing_test");
-  TuneTask task = TinyTask(12);
-  task.shapes = WriteTinyDistribution(dir, "[2, 4]", "[1, 1]");
-  task.num_shapes = 2;
-  TaskSettings settings = QuickSettings("n", dir);
-  settings.confirm = false;
-  settings.probe_share = 0.5;
   TaskReport report;
-  ASSERT_TRUE(RunTuneTask(task, settings, &report).ok());
+  ASSERT_TRUE(RunTuneTask(TinyProbingTask(dir, 12, "[2, 4]", "[1, 1]"), ProbingSettings("n", dir, 0.5), &report).ok());
   EXPECT_EQ(report.json["range_probes_now"], 0);
   EXPECT_EQ(report.json["measured_total"], 6);
   EXPECT_NE(report.text.find("no shape of the distribution lies above it"), std::string::npos) << report.text;
@@ -350,13 +356,9 @@ TEST_F(CampaignTaskTest, AResumeWithAnotherProbeOrRecheckShareStaysWithinTheBudg
                                        std::pair{Shares{0, 0.5}, Shares{0.3, 0.2}},
                                        std::pair{Shares{0, 0.5}, Shares{0, 0}}}) {
     const fs::path dir = FreshDir("crmap_campaign_task_probe_resume_test");
-    TuneTask task = TinyTask(10);
-    task.shapes = WriteTinyDistribution(dir, "[2, 4, 16, 32, 64]", "[1000, 1000, 1, 1, 1]");
-    task.num_shapes = 2;
-    TaskSettings settings = QuickSettings("s", dir);
-    settings.confirm = false;
+    const TuneTask task = TinyProbingTask(dir, 10, "[2, 4, 16, 32, 64]", "[1000, 1000, 1, 1, 1]");
+    TaskSettings settings = ProbingSettings("s", dir, first.probe);
     settings.recheck_share = first.recheck;
-    settings.probe_share = first.probe;
     TaskReport first_run;
     ASSERT_TRUE(RunTuneTask(task, settings, &first_run).ok());
     const size_t spent = first_run.json["measured_total"].get<size_t>();
