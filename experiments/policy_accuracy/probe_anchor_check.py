@@ -12,10 +12,10 @@ each record carries its ratio to the anchor measured in the same rounds), unless
 decision_pair_check.py's loop trains a policy from each database with CRMAP (sides "with anchor" and "without";
 the workloads some folder probed), and where their decisions at the folder's held-out shapes differ, measures both
 beside the evaluation's oracle config (N interleaved rounds, default 30; policies in DIR, a temporary folder unless
-given). Prints per folder the databases written, then the pair table. `--without shapes` leaves out every record at the probed shapes instead
-(`<w>.no_probed_shapes.jsonl`, side "without"): the campaign as though it had kept the share and not probed, which
-tells the probes' effect on the policy from the difference between the two sides' campaigns. Run it on copies of
-stored folders: it writes into them.
+given). Prints per folder the databases written, then the pair table. `--without shapes` leaves out every record
+at the probed shapes instead (`<w>.no_probed_shapes.jsonl`, side "without"): the campaign as though it had kept the
+share and not probed, which tells the probes' effect on the policy from the difference between the two sides'
+campaigns. Run it on copies of stored folders: it writes into them.
 """
 import json
 import os
