@@ -185,6 +185,21 @@ class TaskRun {
   }
   // A stop was asked for (settings_.stop raised).
   bool Stopped() const { return settings_.stop && settings_.stop->load(); }
+  // Whether a stop or the time limit ends the step in progress; if so, outcome->end says which.
+  bool EndsHere(CampaignOutcome* outcome) const {
+    if (Stopped()) outcome->end = CampaignEnd::kStopped;
+    else if (OutOfTime()) outcome->end = CampaignEnd::kTimeLimit;
+    else return false;
+    return true;
+  }
+  // What is left of a share of `share_budget` measurements for a step run after the agent: less what an earlier
+  // run of the campaign stored for it (`stored`), never past the budget (`spent`: everything stored or measured
+  // so far), none once the agent's campaign was stopped or ran out of time.
+  size_t LeftOfShare(size_t share_budget, size_t stored, size_t spent, const CampaignOutcome& outcome) const {
+    if (outcome.end == CampaignEnd::kStopped || outcome.end == CampaignEnd::kTimeLimit) return 0;
+    const size_t left = share_budget > stored ? share_budget - stored : 0;
+    return std::min(left, task_.budget > spent ? task_.budget - spent : 0);
+  }
 
   const TuneTask& task_;
   const Workload& workload_;
@@ -307,10 +322,8 @@ Result<CampaignOutcome> TaskRun::RunAgent(Agent& agent, size_t recheck_budget, s
 
 Status TaskRun::RunRechecks(size_t recheck_budget, CampaignOutcome* outcome,
                             std::map<Dims, ShapeScores>* scores) {
-  const size_t spent_so_far = outcome->measured_total + state_.rechecked + state_.probed;
-  size_t left = recheck_budget > state_.rechecked ? recheck_budget - state_.rechecked : 0;
-  left = std::min(left, task_.budget > spent_so_far ? task_.budget - spent_so_far : 0);
-  if (outcome->end == CampaignEnd::kStopped || outcome->end == CampaignEnd::kTimeLimit) left = 0;
+  size_t left = LeftOfShare(recheck_budget, state_.rechecked,
+                             outcome->measured_total + state_.rechecked + state_.probed, *outcome);
   if (left == 0 && state_.rechecked == 0) return Status::Ok();
 
   const std::set<Dims> task_shapes(shapes_.begin(), shapes_.end());
@@ -320,15 +333,7 @@ Status TaskRun::RunRechecks(size_t recheck_budget, CampaignOutcome* outcome,
     if (task_shapes.count(r.dims)) at_shapes.push_back(std::move(r));
   const std::string agent_name = record_context_.agent;
   record_context_.agent = "recheck";
-  while (left > 0) {
-    if (Stopped()) {
-      outcome->end = CampaignEnd::kStopped;
-      break;
-    }
-    if (OutOfTime()) {
-      outcome->end = CampaignEnd::kTimeLimit;
-      break;
-    }
+  while (left > 0 && !EndsHere(outcome)) {
     std::optional<LeaderRecheck> next =
         NextLeaderRecheck(ScoreConfigs(space_, at_shapes, settings_.objective), shapes_, left);
     if (!next) break;
@@ -352,10 +357,8 @@ Status TaskRun::RunRechecks(size_t recheck_budget, CampaignOutcome* outcome,
 }
 
 Status TaskRun::RunRangeProbes(size_t probe_budget, const std::vector<Dims>& above, CampaignOutcome* outcome) {
-  const size_t spent_so_far = outcome->measured_total + state_.rechecked + rechecks_now_ + state_.probed;
-  size_t left = probe_budget > state_.probed ? probe_budget - state_.probed : 0;
-  left = std::min(left, task_.budget > spent_so_far ? task_.budget - spent_so_far : 0);
-  if (outcome->end == CampaignEnd::kStopped || outcome->end == CampaignEnd::kTimeLimit) left = 0;
+  size_t left = LeftOfShare(probe_budget, state_.probed,
+                             outcome->measured_total + state_.rechecked + rechecks_now_ + state_.probed, *outcome);
   if (left == 0 || above.empty()) return Status::Ok();
   const std::set<Dims> task_shapes(shapes_.begin(), shapes_.end());
   CRMAP_ASSIGN_OR_RETURN(TuningDbContents now, ReadTuningDbFor(settings_.db, workload_, space_));
@@ -374,16 +377,8 @@ Status TaskRun::RunRangeProbes(size_t probe_budget, const std::vector<Dims>& abo
     std::vector<Candidate> todo;
     for (const Config& config : configs)
       if (!stored.count({above[s], space_.ToString(config)})) todo.push_back({above[s], config});
-    if (todo.empty()) continue;
-    bool measured_here = false;
     for (size_t i = 0; i < todo.size() && left > 0;) {
-      if (Stopped()) {
-        outcome->end = CampaignEnd::kStopped;
-        left = 0;
-        break;
-      }
-      if (OutOfTime()) {
-        outcome->end = CampaignEnd::kTimeLimit;
+      if (EndsHere(outcome)) {
         left = 0;
         break;
       }
@@ -396,8 +391,7 @@ Status TaskRun::RunRangeProbes(size_t probe_budget, const std::vector<Dims>& abo
                               static_cast<int>(probes_now_), static_cast<int>(probes_now_ + left));
       evaluator_->Evaluate(batch);
       CRMAP_RETURN_IF_ERROR(Store(batch, nullptr));
-      if (!measured_here) probed_shapes_.push_back(above[s]);
-      measured_here = true;
+      if (probed_shapes_.empty() || probed_shapes_.back() != above[s]) probed_shapes_.push_back(above[s]);
       i += take;
       left -= take;
       probes_now_ += take;
