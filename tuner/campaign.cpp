@@ -56,8 +56,9 @@ Result<CampaignOutcome> RunCampaign(const SearchSpace& space, const std::vector<
     p.measured = outcome.measured_total;
     p.budget = options.budget;
     p.elapsed_s = elapsed();
-    if (outcome.measured_now > 0 && p.measured < p.budget)
-      p.eta_s = p.elapsed_s / static_cast<double>(outcome.measured_now) * static_cast<double>(p.budget - p.measured);
+    const size_t charged_now = outcome.measured_now - outcome.refused_now;
+    if (charged_now > 0 && p.measured < p.budget)
+      p.eta_s = p.elapsed_s / static_cast<double>(charged_now) * static_cast<double>(p.budget - p.measured);
     for (const auto& [key, s] : by_shape) {
       if (s.found && s.best_evaluation.speedup > p.best_speedup) {
         p.best_speedup = s.best_evaluation.speedup;
@@ -115,12 +116,15 @@ Result<CampaignOutcome> RunCampaign(const SearchSpace& space, const std::vector<
     empty_proposals = 0;
     std::vector<Evaluation> evaluations = evaluator.Evaluate(batch);
     CRMAP_RETURN_IF_ERROR(sink(batch, evaluations));
+    size_t refused = 0;
     for (size_t i = 0; i < batch.size(); ++i) {
       account(batch[i], evaluations[i]);
       consecutive_failures = evaluations[i].ok() ? 0 : consecutive_failures + 1;
+      refused += evaluations[i].status == EvalStatus::kUnsupported;
     }
     outcome.measured_now += batch.size();
-    outcome.measured_total += batch.size();
+    outcome.refused_now += refused;
+    outcome.measured_total += batch.size() - refused;
     for (const Candidate& c : batch) {
       outcome.probes_now += c.probe;
       outcome.climbs_now += c.climb;

@@ -33,11 +33,16 @@ struct CampaignProgress {
 using ResultSink = std::function<Status(const std::vector<Candidate>&, const std::vector<Evaluation>&)>;
 
 struct CampaignOptions {
-  size_t budget = 100;  // measurements of agent proposals (resumed ones count; anchors do not)
+  // Measurements of agent proposals (resumed ones count; anchors do not). A candidate the host refuses
+  // (kUnsupported: oneDNN has no kernel for it on this CPU) was compiled, never timed: it is stored and observed
+  // like any result but not charged, so a space half of which the host cannot run (bf16 on AVX2) does not spend
+  // half the budget on refusals. The failure cap still counts refusals.
+  size_t budget = 100;
   size_t batch = 8;
   double time_limit_s = 0;  // 0: none
   size_t max_consecutive_failures = 48;
-  size_t already_measured = 0;  // the agent's records of this campaign in the database (resume; no rechecks)
+  size_t already_measured = 0;  // the agent's charged records of this campaign in the database (resume; no
+                                // rechecks, no refusals)
   const std::atomic<bool>* stop = nullptr;
   std::function<void(const CampaignProgress&)> on_progress;
 };
@@ -61,10 +66,12 @@ const char* CampaignEndName(CampaignEnd end);
 
 struct CampaignOutcome {
   CampaignEnd end = CampaignEnd::kBudget;
-  size_t measured_now = 0;      // in this run
+  size_t measured_now = 0;      // in this run, refusals included
+  size_t refused_now = 0;       // of them, refused by the host (kUnsupported): stored, not charged
   size_t probes_now = 0;        // of them, active-learning probes (Candidate::probe)
   size_t climbs_now = 0;        // and climbs (Candidate::climb)
-  size_t measured_total = 0;    // by this campaign's agent, resumed records included (no rechecks)
+  size_t measured_total = 0;    // charged to the budget: this campaign's agent's measurements, resumed ones
+                                // included (no rechecks, no refusals)
   size_t duplicates_dropped = 0;
   std::vector<ShapeOutcome> shapes;  // in the order of the campaign's shapes
 };

@@ -68,8 +68,8 @@ Result<ResumeState> AccountForResume(const std::vector<TuningRecord>& records, c
     const bool mine = r.campaign == campaign && task_shapes.count(DimsToText(r.dims)) && !probe;
     if (mine && r.agent == "confirm") state.confirmed_shapes.insert(DimsToText(r.dims));
     if (mine && r.agent != "anchor" && !r.baseline) {
-      ++state.already;
-      if (r.agent == "recheck") ++state.rechecked;
+      ++(r.status == "unsupported" ? state.refused : state.already);
+      if (r.agent == "recheck" && r.status != "unsupported") ++state.rechecked;
       ++state.spent[DimsToText(r.dims)];
       if (r.status == "ok") ++state.spent_ok[DimsToText(r.dims)];
     }
@@ -78,8 +78,9 @@ Result<ResumeState> AccountForResume(const std::vector<TuningRecord>& records, c
     if (r.config == default_string) state.anchored.insert(DimsToText(r.dims));
   }
 
-  if (state.already > 0 && !resume) {
-    return Status::InvalidArgument("campaign '" + campaign + "' already has " + std::to_string(state.already) +
+  if (state.already + state.refused > 0 && !resume) {
+    return Status::InvalidArgument("campaign '" + campaign + "' already has " +
+                                   std::to_string(state.already + state.refused) +
                                    " measurements of " + what +
                                    "; continue it with --resume or name a new one with --campaign NAME");
   }
@@ -230,7 +231,7 @@ Status TaskRun::Open() {
   }
   CRMAP_ASSIGN_OR_RETURN(state_, AccountForResume(records, settings_.campaign, shapes_, space_, settings_.resume,
                                                   workload_.name() + " in " + settings_.db));
-  if (settings_.resume && state_.already == 0 && state_.elsewhere > 0)
+  if (settings_.resume && state_.already + state_.refused == 0 && state_.elsewhere > 0)
     spdlog::warn("campaign '{}' has {} measurements of {} in {}, none at these shapes: this resume starts them "
                  "afresh (if it was meant to continue the campaign, give the --shapes, --num-shapes, --shape-choice "
                  "and --seed it ran with)",
@@ -528,7 +529,7 @@ Status TaskRun::Run(TaskReport* report) {
     if (best.vs_libtorch > 0) row["speedup_vs_libtorch"] = best.vs_libtorch;
     shapes_json.push_back(row);
   }
-  const size_t measured_now = outcome.measured_now + rechecks_now_ + probes_now_;
+  const size_t measured_now = outcome.measured_now - outcome.refused_now + rechecks_now_ + probes_now_;
   const size_t measured_total =
       outcome.measured_total + state_.rechecked + rechecks_now_ + state_.probed + probes_now_;
   Json probed_json = Json::array();
@@ -541,6 +542,7 @@ Status TaskRun::Run(TaskReport* report) {
                   {"probes_now", outcome.probes_now}, {"climbs_now", outcome.climbs_now},
                   {"shape_choice", ShapeChoiceName(task_.shape_choice)},
                   {"measured_total", measured_total},
+                  {"refused_now", outcome.refused_now}, {"refused_total", state_.refused + outcome.refused_now},
                   {"end", CampaignEndName(outcome.end)},
                   {"objective", ObjectiveName(settings_.objective)}, {"shapes", shapes_json}};
   std::string range_probe_text;
@@ -552,11 +554,16 @@ Status TaskRun::Run(TaskReport* report) {
                               state_.probed ? Format(" (%zu stored before)", state_.probed).c_str() : "",
                               above_range.empty() ? ": no shape of the distribution lies above it" : "");
   }
+  const size_t refused_total = state_.refused + outcome.refused_now;
   report->text = Format("\n%s: %s, agent %s, %zu measurements (%zu this run, %zu of them active-learning probes, "
                         "%zu climbs, %zu rechecks of the leaders, %zu range probes), ended: %s\n",
                         settings_.campaign.c_str(), workload_.name().c_str(), agent->name().c_str(), measured_total,
                         measured_now, outcome.probes_now, outcome.climbs_now, rechecks_now_, probes_now_,
                         CampaignEndName(outcome.end)) +
+                 (refused_total ? Format("refused: %zu proposals this host cannot run (no oneDNN kernel on this CPU; "
+                                         "%zu this run), stored and not charged to the budget\n",
+                                         refused_total, outcome.refused_now)
+                                : std::string()) +
                  table.Render() +
                  (confirmed_now ? "best: the fastest of the campaign's 3 leaders per shape in a final interleaved run "
                                   "with the default and LibTorch eager (the speedups are from that run)\n"

@@ -63,7 +63,9 @@ struct TaskReport {
 
 // What a campaign already did at its shapes, from the records of its workload and space.
 struct ResumeState {
-  size_t already = 0;                       // this campaign's measurements of agent proposals at these shapes
+  size_t already = 0;                       // this campaign's measurements of agent proposals at these shapes,
+                                            // charged to its budget (refusals are not)
+  size_t refused = 0;                       // ... and its proposals there the host refused ("unsupported")
   size_t rechecked = 0;                     // ... of them, rechecks of its leaders (agent "recheck")
   size_t probed = 0;                        // its range probes (agent "probe", at any shape; not in `already`)
   std::map<std::string, size_t> spent;      // per shape (DimsToText)

@@ -41,11 +41,11 @@ Result<ReplayRun> ReplayAgent(Agent& agent, ReplayEvaluator& replay, const Searc
   ResultSink sink = [&](const std::vector<Candidate>& candidates, const std::vector<Evaluation>& evaluations) {
     run.proposed.insert(run.proposed.end(), candidates.begin(), candidates.end());
     for (size_t i = 0; i < candidates.size(); ++i) {
+      run.measured += evaluations[i].status != EvalStatus::kUnsupported;  // refusals are not charged (campaign.h)
       if (!evaluations[i].ok()) continue;
       double& b = best[DimsToText(candidates[i].dims)];
       b = std::max(b, evaluations[i].speedup);
     }
-    run.measured += candidates.size();
     run.curve.push_back({run.measured, GeoMeanOracleRatio(shapes, best, replay)});
     return Status::Ok();
   };

@@ -22,7 +22,7 @@ namespace crmap {
 
 struct ReplayRun {
   std::vector<std::pair<size_t, double>> curve;  // (measurements, geo-mean oracle ratio), from (0, ...)
-  size_t measured = 0;
+  size_t measured = 0;  // charged to the budget: refusals (unsupported) are proposed and stored, not charged
   size_t misses = 0;  // candidates the database did not hold
   std::vector<Candidate> proposed;  // in the order they were evaluated
 };

@@ -20,6 +20,11 @@
 # 0.05) keeps that share back to measure the tuned shapes' labels at every thread count above the tuned range
 # (`crmap tune --probe-share`, tuner/range_probe.h).
 #
+# BUDGET_OF=runnable (the default) counts the plan configs this host can run (`crmap space --runnable` at the
+# workload's typical dims: on an AVX2 host every bf16 config is refused), so the budget is SHARE of the exhaustive
+# search this host could make; BUDGET_OF=plan counts every plan config of the space, as every run before
+# 2026-12-07 did (on AVX2 that doubled the share of what runs; builds before `--runnable` need it).
+#
 # CAMPAIGN_SHAPES=<n> spreads the same budget (still SHARE x plan configs x TUNED) over n shapes of the
 # distribution instead of TUNED: fewer shapes, more measurements each.
 #
@@ -35,7 +40,7 @@
 #   (default workloads: the held-out set, then the five built-ins)
 #   [--rounds N]  env: SHARE=0.10 TUNED=8 HELD_OUT=8 AGENT=rl SEED=1 OBJECTIVE=median BASELINE_CRMAP= STOP_AFTER=
 #                      EXPLORE=0 SUGGEST=4 COMPARE_WITH= SHAPE_CHOICE=draws|cover|edges|quantiles CAMPAIGN_SHAPES=TUNED RECHECK=0
-#                      PROBE=0
+#                      PROBE=0 BUDGET_OF=runnable|plan
 #                      TUNE_ROUNDS= (interleaved rounds per campaign measurement; empty: crmap tune's default —
 #                      10 at OBJECTIVE=median, 100 / 500 at p95 / p99, which also refuse fewer)
 #                      HELD_OUT_SEED= (the seed `crmap evaluate` draws the held-out shapes with; empty: its
@@ -57,6 +62,8 @@ case "$shape_choice" in draws|cover|edges|quantiles) ;;
   *) echo "SHAPE_CHOICE must be draws, cover, edges or quantiles" >&2; exit 2 ;; esac
 shape_choice_args=()  # draws is every build's default; builds before the flag (ab_campaigns.sh's CRMAP_A) lack it
 [ "$shape_choice" = draws ] || shape_choice_args=(--shape-choice "$shape_choice")
+budget_of=${BUDGET_OF:-runnable}
+case "$budget_of" in runnable|plan) ;; *) echo "BUDGET_OF must be runnable or plan" >&2; exit 2 ;; esac
 recheck=${RECHECK:-0}
 held_out_seed=${HELD_OUT_SEED:-}
 held_out_seed_args=()  # empty: crmap evaluate's default seed
@@ -95,7 +102,9 @@ declare -A distribution=([bert_ffn]=bert_ffn_chat [bert_attention]=bert_attentio
 for workload in $workloads; do
   [ -n "${distribution[$workload]:-}" ] || { echo "no distribution chosen for '$workload' in $0" >&2; exit 2; }
 done
-echo "protocol: share $share of plan configs x $tuned tuned shapes ($shape_choice), agent $agent seed $seed; $held_out held-out shapes, $eval_rounds rounds, objective $objective" > "$out/protocol.txt"
+plan_configs_said="plan configs"
+[ "$budget_of" = plan ] || plan_configs_said="plan configs this host runs"
+echo "protocol: share $share of $plan_configs_said x $tuned tuned shapes ($shape_choice), agent $agent seed $seed; $held_out held-out shapes, $eval_rounds rounds, objective $objective" > "$out/protocol.txt"
 [ -z "$tune_rounds" ] || echo "campaign measurements: $tune_rounds interleaved rounds each" >> "$out/protocol.txt"
 [ -z "$held_out_seed" ] || echo "held-out shapes drawn with seed $held_out_seed" >> "$out/protocol.txt"
 [ "$recheck" = 0 ] || echo "recheck: $recheck of each campaign's budget re-measures the leaders" >> "$out/protocol.txt"
@@ -109,7 +118,13 @@ echo "protocol: share $share of plan configs x $tuned tuned shapes ($shape_choic
 for workload in $workloads; do
   w=$(crmap_workload_arg "$workload")
   shapes=$(crmap_distribution_arg "$workload" "${distribution[$workload]}")
-  plan=$("$crmap" space --workload "$w" --json | "$python" -c 'import json,sys; print(json.load(sys.stdin)["size"]["plan"])')
+  if [ "$budget_of" = plan ]; then
+    plan=$("$crmap" space --workload "$w" --json | "$python" -c 'import json,sys; print(json.load(sys.stdin)["size"]["plan"])')
+  else
+    plan=$("$crmap" space --workload "$w" --runnable --json |
+      "$python" -c 'import json,sys; print(json.load(sys.stdin)["runnable"]["runnable"])')
+    [ "$plan" -gt 0 ] || { echo "$workload: this host runs none of its plan configs (crmap space --runnable)" >&2; exit 2; }
+  fi
   budget=$("$python" -c "import math; print(max(1, math.floor($share * $plan * $tuned)))")
   db="$out/$workload.jsonl"
   { grep -v "^$workload " "$out/budgets.txt" 2>/dev/null || true; echo "$workload $plan $budget"; } | sort > "$out/budgets.txt.tmp"
@@ -123,7 +138,7 @@ for workload in $workloads; do
   fi
   if [ ! -s "$out/${workload}_tune.json" ]; then
     echo "== $workload: $agent campaign, $((budget - explore_budget)) of $budget measurements" \
-      "(${share} of $plan plan configs x $tuned shapes), over $campaign_shapes shapes" >&2
+      "(${share} of $plan $plan_configs_said x $tuned shapes), over $campaign_shapes shapes" >&2
     rm -f "$db"
     "$crmap" tune --workload "$w" --shapes "$shapes" --num-shapes "$campaign_shapes" \
       ${shape_choice_args[@]+"${shape_choice_args[@]}"} ${recheck_args[@]+"${recheck_args[@]}"} \

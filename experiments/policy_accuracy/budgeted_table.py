@@ -42,7 +42,8 @@ def main():
         if not names:
             continue
         print(f"### {title}\n")
-        print("| workload | plan configs | budget | tuned shapes reproduced | method | CTMA | geo-mean | worst "
+        configs_header = "plan configs this host runs" if "plan configs this host runs" in protocol else "plan configs"
+        print(f"| workload | {configs_header} | budget | tuned shapes reproduced | method | CTMA | geo-mean | worst "
               "| clearly within / missed | first run: CTMA, geo-mean |")
         print("|---|---|---|---|---|---|---|---|---|---|")
         for name in names:

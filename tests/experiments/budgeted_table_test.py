@@ -32,6 +32,16 @@ class MainTest(ScriptTest):
                       "5 of 6 (2 unmeasured) | crmap policy (hook) | 88% | 0.984 | 0.900 | 7 / 1 | 50%, 0.900 |", out)
         self.assertIn("|  |  |  |  | static plan | 50% | 0.950 | 0.800 | 7 / 1 | 50%, 0.900 |", out)
 
+    def test_a_budget_of_the_configs_the_host_runs_says_so_in_its_header(self):
+        self.folder()
+        self.write("protocol.txt", "protocol: share 0.10 of plan configs this host runs x 8 tuned shapes (draws)\n")
+        code, out = self.run_main(budgeted_table, ["budgeted_table.py", self.dir, ""])
+        self.assertIsNone(code)
+        self.assertIn("| workload | plan configs this host runs | budget |", out)
+        self.folder()
+        code, out = self.run_main(budgeted_table, ["budgeted_table.py", self.dir, ""])
+        self.assertIn("| workload | plan configs | budget |", out)
+
     def test_a_truncated_report_is_named(self):
         self.folder()
         self.write("dlrm_mlp_evaluate.json", '{"confirm_rounds": 30, "methods": [')

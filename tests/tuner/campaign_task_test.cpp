@@ -90,7 +90,7 @@ TEST_F(CampaignTaskTest, ResumeCountsThisCampaignsProposalsAtItsShapesOnly) {
   std::vector<TuningRecord> records = {
       Record(1, "default", "c", "anchor"),                       // an anchor: not a proposal
       Record(1, "threads=1", "c", "rl"),                         // counts
-      Record(1, "weights=packed", "c", "rl", "unsupported"),     // counts, not ok
+      Record(1, "weights=packed", "c", "rl", "unsupported"),     // refused: at the shape, not charged
       Record(8, "threads=1", "c", "rl"),                         // counts
       Record(8, "threads=1", "c", "recheck"),                    // counts, and as a recheck
       Record(64, "threads=1", "c", "rl"),                        // another shape: does not count
@@ -105,7 +105,8 @@ TEST_F(CampaignTaskTest, ResumeCountsThisCampaignsProposalsAtItsShapesOnly) {
   records.push_back(peer);  // a confirmation ran at batch=1
   auto state = AccountForResume(records, "c", shapes_, space_, /*resume=*/true, "dlrm_mlp in db");
   ASSERT_TRUE(state.ok()) << state.status().ToString();
-  EXPECT_EQ(state->already, 4u);
+  EXPECT_EQ(state->already, 3u);
+  EXPECT_EQ(state->refused, 1u);
   EXPECT_EQ(state->rechecked, 1u);
   EXPECT_EQ(state->probed, 2u);
   EXPECT_EQ(state->elsewhere, 1u) << "a range probe is not a proposal at another shape";
@@ -121,6 +122,10 @@ TEST_F(CampaignTaskTest, ResumeCountsThisCampaignsProposalsAtItsShapesOnly) {
             std::string::npos)
       << refused.status().message();
   EXPECT_TRUE(AccountForResume(records, "new", shapes_, space_, /*resume=*/false, "x").ok());
+  // A campaign whose every proposal was refused has run all the same: repeating it needs --resume.
+  std::vector<TuningRecord> only_refusals = {Record(1, "weights=packed", "r", "rl", "unsupported")};
+  EXPECT_EQ(AccountForResume(only_refusals, "r", shapes_, space_, /*resume=*/false, "x").status().code(),
+            StatusCode::kInvalidArgument);
 }
 
 // What a resume at shapes the campaign never measured is told (RunTuneTask's warning rests on it): its
@@ -188,9 +193,11 @@ TEST_F(CampaignTaskTest, RunsStoresConfirmsAndRefusesToRepeatItself) {
   ASSERT_TRUE(ran.ok()) << ran.ToString();
   auto db = ReadTuningDb(settings.db);
   ASSERT_TRUE(db.ok());
-  size_t proposals = 0, anchors = 0, confirms = 0;
+  size_t proposals = 0, refused = 0, anchors = 0, confirms = 0;
   for (const auto& r : db->records) {
-    proposals += r.agent == "random";
+    const bool proposal = r.agent == "random";
+    proposals += proposal && r.status != "unsupported";
+    refused += proposal && r.status == "unsupported";  // bf16 where the ISA has none (the avx2. copy): not charged
     anchors += r.agent == "anchor";
     confirms += r.agent == "confirm";
     EXPECT_EQ(r.campaign, "t");
@@ -199,6 +206,10 @@ TEST_F(CampaignTaskTest, RunsStoresConfirmsAndRefusesToRepeatItself) {
   EXPECT_LE(anchors, 2u);  // once per shape at most (the default may also be a proposal)
   EXPECT_GE(confirms, 2u);  // at least LibTorch as installed at each shape
   EXPECT_EQ(report.json["measured_now"], 6);
+  EXPECT_EQ(report.json["measured_total"], 6);
+  EXPECT_EQ(report.json["refused_now"], refused);
+  EXPECT_EQ(report.json["refused_total"], refused);
+  EXPECT_EQ(report.text.find("refused:") != std::string::npos, refused > 0) << report.text;
   EXPECT_EQ(report.json["shapes"].size(), 2u);
   EXPECT_NE(report.text.find("batch=16"), std::string::npos);
 
@@ -223,7 +234,7 @@ TEST_F(CampaignTaskTest, RechecksMeasureTheLeadersAgainWithinTheBudget) {
   size_t proposals = 0, rechecks = 0;
   std::set<std::pair<std::string, std::string>> proposed;  // (dims, config) the agent measured
   for (const auto& r : db->records) {
-    if (r.agent == "random") {
+    if (r.agent == "random" && r.status != "unsupported") {  // a refusal is not charged (campaign.h)
       ++proposals;
       proposed.insert({DimsToText(r.dims), r.config});
     }
@@ -301,7 +312,7 @@ TEST_F(CampaignTaskTest, RangeProbesMeasureTheLabelsThreadCountsAboveTheTunedRan
   std::vector<const TuningRecord*> probes;
   size_t proposals = 0;
   for (const auto& r : db->records) {
-    proposals += r.agent == "random";
+    proposals += r.agent == "random" && r.status != "unsupported";  // a refusal is not charged (campaign.h)
     if (r.agent == "probe") probes.push_back(&r);
     if (r.dims == tuned[0] || r.dims == tuned[1]) at_tuned.push_back(r);
   }
@@ -373,8 +384,8 @@ TEST_F(CampaignTaskTest, AResumeWithAnotherProbeOrRecheckShareStaysWithinTheBudg
                                 << resumed.probe;
     auto db = ReadTuningDb(settings.db);
     ASSERT_TRUE(db.ok());
-    size_t stored = 0;  // what the budget counts: proposals, rechecks and probes (no anchors)
-    for (const auto& r : db->records) stored += r.agent != "anchor" && !r.baseline;
+    size_t stored = 0;  // what the budget counts: proposals, rechecks and probes (no anchors, no refusals)
+    for (const auto& r : db->records) stored += r.agent != "anchor" && !r.baseline && r.status != "unsupported";
     EXPECT_EQ(stored, spent + now);
     fs::remove_all(dir);
   }

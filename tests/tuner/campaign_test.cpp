@@ -202,8 +202,63 @@ TEST_F(CampaignTest, CapsConsecutiveFailures) {
   auto outcome = RunCampaign(space_, shapes_, agent, evaluator, sink_, {}, options);
   ASSERT_TRUE(outcome.ok());
   EXPECT_EQ(outcome->end, CampaignEnd::kFailureCap);
-  EXPECT_EQ(outcome->measured_now, 12u);  // the batch that crossed the cap is complete
+  EXPECT_EQ(outcome->measured_now, 12u);  // the batch that crossed the cap is complete: refusals count there
+  EXPECT_EQ(outcome->refused_now, 12u);
+  EXPECT_EQ(outcome->measured_total, 0u);
   EXPECT_FALSE(outcome->shapes[0].found);
+}
+
+// A refusal (kUnsupported) is stored and observed but not charged: the budget buys that many configs that ran.
+TEST_F(CampaignTest, RefusalsAreStoredAndObservedButNotCharged) {
+  ScriptedAgent agent(space_, shapes_);
+  CountingEvaluator evaluator(space_, 3);  // ids 0, 3, 6, ... refused
+  CampaignOptions options;
+  options.budget = 20;
+  options.batch = 4;
+  std::vector<CampaignProgress> progress;
+  options.on_progress = [&](const CampaignProgress& p) { progress.push_back(p); };
+  auto outcome = RunCampaign(space_, shapes_, agent, evaluator, sink_, {}, options);
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_EQ(outcome->end, CampaignEnd::kBudget);
+  EXPECT_EQ(outcome->measured_total, 20u);
+  EXPECT_GT(outcome->refused_now, 0u);
+  EXPECT_EQ(outcome->measured_now, outcome->measured_total + outcome->refused_now);
+  EXPECT_EQ(sunk_, outcome->measured_now);  // every refusal stored
+  EXPECT_EQ(agent.observed, outcome->measured_now);
+  size_t ran = 0;
+  for (const auto& key : evaluator.keys) {
+    auto config = space_.Parse(key.substr(key.find('|') + 1));
+    ASSERT_TRUE(config.ok()) << key;
+    ran += space_.ToId(*config) % 3 != 0;
+  }
+  EXPECT_EQ(ran, 20u);
+  EXPECT_EQ(progress.back().measured, 20u);
+}
+
+// Resumed with its refusals in the history, a campaign is charged only for what ran before (already_measured).
+TEST_F(CampaignTest, AResumeIsChargedForWhatRanNotForRefusals) {
+  ScriptedAgent first_agent(space_, shapes_);
+  CountingEvaluator first(space_, 3);
+  std::vector<std::pair<Candidate, Evaluation>> history;
+  ResultSink keep = [&](const std::vector<Candidate>& c, const std::vector<Evaluation>& e) {
+    for (size_t i = 0; i < c.size(); ++i) history.push_back({c[i], e[i]});
+    return Status::Ok();
+  };
+  CampaignOptions options;
+  options.budget = 8;
+  options.batch = 4;
+  auto before = RunCampaign(space_, shapes_, first_agent, first, keep, {}, options);
+  ASSERT_TRUE(before.ok());
+  ASSERT_GT(before->refused_now, 0u);
+  ScriptedAgent resumed_agent(space_, shapes_);
+  CountingEvaluator second(space_, 3);
+  options.budget = 16;
+  options.batch = 8;  // the resumed agent proposes the stored candidates again first: they are dropped
+  options.already_measured = before->measured_total;
+  auto outcome = RunCampaign(space_, shapes_, resumed_agent, second, sink_, history, options);
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_EQ(outcome->measured_total, 16u);
+  EXPECT_EQ(second.evaluated - outcome->refused_now, 8u);
 }
 
 TEST_F(CampaignTest, EndsWhenTheAgentRunsDryAndWhenTheSinkFails) {

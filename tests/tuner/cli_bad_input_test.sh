@@ -28,6 +28,9 @@ expect_bad "malformed dims" "tokens" measure --workload bert_ffn --dims tokens=a
 expect_bad "malformed JSON config" "malformed JSON" measure --workload bert_ffn --dims tokens=8 --config '{bad'
 expect_bad "malformed workload file" "malformed JSON" measure --workload "$WORK/broken.json" --dims rows=1
 expect_bad "workload file with an unknown op" "unknown op 'frobnicate'" space --workload "$WORK/unknown_op.json"
+expect_bad "space --dims without --runnable" "give --runnable too" space --workload bert_ffn --dims tokens=8
+expect_bad "space --runnable at dims out of range" "[1, 4096]" space --workload bert_ffn --runnable --dims tokens=999999
+expect_bad "space --runnable at malformed dims" "tokens" space --workload bert_ffn --runnable --dims tokens=abc
 expect_bad "unknown baseline" "unknown baseline 'tensorflow'" \
   compare --workload dlrm_mlp --dims batch=1 -c default --rounds 1 --baseline tensorflow
 expect_bad "unknown shape choice" "'spread' is unknown; allowed: draws" \

@@ -25,6 +25,24 @@ for k in d["knobs"]:
 assert d["size"]["plan"] > 1 and d["size"]["total"] == d["size"]["plan"] * d["size"]["runtime"], d["size"]
 '
 
+# --- space --runnable: every plan config compiled once, bf16 runnable exactly where the host has it ---------
+run "space --runnable --json" "$WORK/runnable.json" space --workload bert_ffn --runnable --dims tokens=8 --json
+check "space --runnable counts every plan config" json_check "$WORK/runnable.json" '
+r = d["runnable"]
+assert r["dims"] == {"tokens": 8}, r["dims"]
+assert r["plan_configs"] == d["size"]["plan"], r
+assert r["runnable"] + r["refused"] + r["failed"] == r["plan_configs"], r
+assert len(r["not_runnable"]) == r["refused"] + r["failed"], r
+for s in r["not_runnable"]:
+    assert "precision=bf16" in s["config"] and s["status"] == "unsupported" and s["message"], s
+assert r["refused"] in (0, r["plan_configs"] // 2), r
+if r["refused"]:
+    assert r["by_value"] == [{"knob": "precision", "value": "bf16", "configs": r["refused"], "not_runnable": r["refused"]}], r
+'
+run "space --runnable (text)" "$WORK/runnable.txt" space --workload bert_ffn --runnable
+check "space --runnable says how many run" grep -q "^runnable on this host at tokens=128: [0-9]* of 72 plan configs" \
+  "$WORK/runnable.txt"
+
 # --- measure --json ---------------------------------------------------------------------------------------
 run "measure --json" "$WORK/measure.json" measure --workload dlrm_mlp --dims batch=4 --rounds 3 --json
 check "measure JSON record" json_check "$WORK/measure.json" '

@@ -1,17 +1,52 @@
-// crmap space: a workload's knobs, their domains, the constraints and the size of the space.
+// crmap space: a workload's knobs, their domains, the constraints and the size of the space; with --runnable,
+// which plan configs this host can run (tuner/runnable_screen.h).
 #include <cstdio>
+#include <optional>
 
 #include "common/json_fields.h"
 #include "tuner/cli/cli_common.h"
 #include "tuner/cli/commands.h"
+#include "tuner/runnable_screen.h"
 #include "tuner/text_table.h"
 
 namespace crmap::cli {
+
+namespace {
+
+Json ScreenJson(const SearchSpace& space, const RunnableScreen& screen) {
+  Json not_runnable = Json::array();
+  for (const ScreenedConfig& s : screen.not_runnable)
+    not_runnable.push_back({{"config", space.ToString(s.config)},
+                            {"status", s.code == StatusCode::kUnsupported ? "unsupported" : "failed"},
+                            {"message", s.message}});
+  Json by_value = Json::array();
+  for (const ValueRefusals& v : RefusalsByValue(space, screen))
+    by_value.push_back({{"knob", v.knob}, {"value", v.value}, {"configs", v.configs}, {"not_runnable", v.not_runnable}});
+  return {{"dims", Json(screen.dims)}, {"plan_configs", screen.plan_configs}, {"runnable", screen.runnable},
+          {"refused", screen.refused}, {"failed", screen.failed}, {"by_value", by_value},
+          {"not_runnable", not_runnable}};
+}
+
+std::string ScreenText(const SearchSpace& space, const RunnableScreen& screen) {
+  std::string text = Format("runnable on this host at %s: %zu of %zu plan configs (%zu refused: no oneDNN kernel "
+                            "on this CPU; %zu failed otherwise)\n",
+                            DimsToText(screen.dims).c_str(), screen.runnable, screen.plan_configs, screen.refused,
+                            screen.failed);
+  for (const ValueRefusals& v : RefusalsByValue(space, screen))
+    text += Format("  %s=%s: %zu of its %zu configs not runnable\n", v.knob.c_str(), v.value.c_str(),
+                   v.not_runnable, v.configs);
+  return text;
+}
+
+}  // namespace
 
 int RunSpace(int argc, char** argv) {
   cxxopts::Options options("crmap space", "Print the search space of a workload.");
   options.add_options()
       ("w,workload", "built-in workload name or path to a workload .json", cxxopts::value<std::string>())
+      ("runnable", "also compile every plan config at --dims (none timed) and count those this host can run")
+      ("d,dims", "the shape --runnable compiles at (default: the workload's typical dims)",
+       cxxopts::value<std::string>())
       ("json", "print JSON");
   cxxopts::ParseResult args;
   int code = 0;
@@ -21,6 +56,24 @@ int RunSpace(int argc, char** argv) {
   auto space = SearchSpace::Build(*workload);
   if (!space.ok()) return Fail(space.status());
   const SpaceConstraints& c = space->constraints();
+  if (args.count("dims") && !args.count("runnable"))
+    return Fail(Status::InvalidArgument("--dims is the shape --runnable compiles at; give --runnable too"));
+  std::optional<RunnableScreen> screen;
+  if (args.count("runnable")) {
+    Dims dims = workload->TypicalDims();
+    if (args.count("dims")) {
+      auto parsed = ParseDimsText(args["dims"].as<std::string>());
+      if (!parsed.ok()) return Fail(parsed.status());
+      dims = *parsed;
+    }
+    ProgressLine progress(true);
+    auto screened = ScreenRunnable(*workload, *space, dims, [&](size_t done, size_t total) {
+      progress.Update("compiling plan configs at " + DimsToText(dims), static_cast<int>(done), static_cast<int>(total));
+    });
+    progress.Finish();
+    if (!screened.ok()) return Fail(screened.status());
+    screen = std::move(screened).value();
+  }
 
   if (args.count("json")) {
     Json json;
@@ -42,6 +95,7 @@ int RunSpace(int argc, char** argv) {
                     {"runtime", space->Size(KnobScope::kRuntime)},
                     {"total", space->TotalSize()}};
     json["default"] = space->ToString(space->Default());
+    if (screen) json["runnable"] = ScreenJson(*space, *screen);
     std::printf("%s\n", json.dump(2).c_str());
     return kExitOk;
   }
@@ -65,6 +119,7 @@ int RunSpace(int argc, char** argv) {
               static_cast<unsigned long long>(space->Size(KnobScope::kRuntime)),
               static_cast<unsigned long long>(space->TotalSize()));
   std::printf("default: %s\n", space->ToString(space->Default()).c_str());
+  if (screen) std::printf("%s", ScreenText(*space, *screen).c_str());
   return kExitOk;
 }
 
