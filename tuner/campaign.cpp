@@ -125,9 +125,10 @@ Result<CampaignOutcome> RunCampaign(const SearchSpace& space, const std::vector<
     outcome.measured_now += batch.size();
     outcome.refused_now += refused;
     outcome.measured_total += batch.size() - refused;
-    for (const Candidate& c : batch) {
-      outcome.probes_now += c.probe;
-      outcome.climbs_now += c.climb;
+    for (size_t i = 0; i < batch.size(); ++i) {
+      if (evaluations[i].status == EvalStatus::kUnsupported) continue;  // as the budget: refusals not counted
+      outcome.probes_now += batch[i].probe;
+      outcome.climbs_now += batch[i].climb;
     }
     // What the evaluator measured unasked (the default config as anchor) is known from now on: the agent
     // sees it and never spends budget on it.

@@ -22,7 +22,7 @@
 namespace crmap {
 
 struct CampaignProgress {
-  size_t measured = 0;  // by this campaign, resumed records included
+  size_t measured = 0;  // charged to the budget by this campaign, resumed records included
   size_t budget = 0;
   double elapsed_s = 0;
   double eta_s = 0;     // from the pace of this run; 0 until known
@@ -67,9 +67,9 @@ const char* CampaignEndName(CampaignEnd end);
 struct CampaignOutcome {
   CampaignEnd end = CampaignEnd::kBudget;
   size_t measured_now = 0;      // in this run, refusals included
-  size_t refused_now = 0;       // of them, refused by the host (kUnsupported): stored, not charged
-  size_t probes_now = 0;        // of them, active-learning probes (Candidate::probe)
-  size_t climbs_now = 0;        // and climbs (Candidate::climb)
+  size_t probes_now = 0;        // of them, active-learning probes (Candidate::probe), refusals not included
+  size_t climbs_now = 0;        // and climbs (Candidate::climb), refusals not included
+  size_t refused_now = 0;       // of measured_now, those the host refused (kUnsupported): stored, not charged
   size_t measured_total = 0;    // charged to the budget: this campaign's agent's measurements, resumed ones
                                 // included (no rechecks, no refusals)
   size_t duplicates_dropped = 0;

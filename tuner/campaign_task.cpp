@@ -54,6 +54,12 @@ class HangRecording {
 
 std::string SpeedupText(double s) { return s > 0 ? Format("%.2fx", s) : "-"; }
 
+// Whether a campaign's stored record is charged to its budget: all but an agent proposal the host refused
+// (campaign.h); a recheck or range probe counts whatever its status, as it did when it was measured.
+bool ChargedToBudget(const std::string& agent, const std::string& status) {
+  return status != "unsupported" || agent == "recheck" || agent == "probe";
+}
+
 }  // namespace
 
 Result<ResumeState> AccountForResume(const std::vector<TuningRecord>& records, const std::string& campaign,
@@ -67,9 +73,10 @@ Result<ResumeState> AccountForResume(const std::vector<TuningRecord>& records, c
     const bool probe = r.campaign == campaign && r.agent == "probe" && !r.baseline;
     const bool mine = r.campaign == campaign && task_shapes.count(DimsToText(r.dims)) && !probe;
     if (mine && r.agent == "confirm") state.confirmed_shapes.insert(DimsToText(r.dims));
-    if (mine && r.agent != "anchor" && !r.baseline) {
-      ++(r.status == "unsupported" ? state.refused : state.already);
-      if (r.agent == "recheck" && r.status != "unsupported") ++state.rechecked;
+    if (mine && r.agent != "anchor" && !r.baseline && !ChargedToBudget(r.agent, r.status)) ++state.refused;
+    if (mine && r.agent != "anchor" && !r.baseline && ChargedToBudget(r.agent, r.status)) {
+      ++state.already;
+      if (r.agent == "recheck") ++state.rechecked;
       ++state.spent[DimsToText(r.dims)];
       if (r.status == "ok") ++state.spent_ok[DimsToText(r.dims)];
     }
@@ -278,7 +285,7 @@ Status TaskRun::Store(const std::vector<Candidate>& candidates, std::vector<Tuni
       appended->push_back(std::move(parsed));
     }
     const std::string key = DimsToText(candidates[i].dims);
-    ++state_.spent[key];
+    if (ChargedToBudget(record_context_.agent, CandidateStatusName(results[i].status))) ++state_.spent[key];
     if (results[i].status == CandidateStatus::kOk) ++state_.spent_ok[key];
     if (candidates[i].config == space_.Default()) state_.anchored.insert(key);
   }
@@ -314,7 +321,10 @@ Result<CampaignOutcome> TaskRun::RunAgent(Agent& agent, size_t recheck_budget, s
                agent.name(), shapes_.size(), task_.budget,
                recheck_budget ? Format(" (%zu of it rechecks of the leaders)", recheck_budget) : std::string(),
                probe_budget ? Format(" (%zu of it probes above the tuned range)", probe_budget) : std::string(),
-               state_.already ? Format(" (%zu measured before, resuming)", state_.already) : std::string());
+               state_.already + state_.refused
+                   ? Format(" (%zu measured before%s, resuming)", state_.already,
+                            state_.refused ? Format(", %zu refused", state_.refused).c_str() : "")
+                   : std::string());
   ResultSink sink = [&](const std::vector<Candidate>& candidates, const std::vector<Evaluation>&) -> Status {
     return Store(candidates, nullptr);
   };
@@ -513,7 +523,8 @@ Status TaskRun::Run(TaskReport* report) {
       if (auto parsed = space_.Parse(leader.config); parsed.ok())
         best = {*parsed, leader.median_us, leader.p99_us, leader.speedup, 0};
     }
-    const bool confirm_again = outcome.measured_now + rechecks_now_ > 0 || !state_.confirmed_shapes.count(key);
+    const bool confirm_again =
+        outcome.measured_now - outcome.refused_now + rechecks_now_ > 0 || !state_.confirmed_shapes.count(key);
     if (settings_.confirm && !confirm_again) ++confirmed_earlier;
     if (settings_.confirm && confirm_again && !Stopped()) {
       ++confirmed_now;

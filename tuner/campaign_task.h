@@ -65,10 +65,10 @@ struct TaskReport {
 struct ResumeState {
   size_t already = 0;                       // this campaign's measurements of agent proposals at these shapes,
                                             // charged to its budget (refusals are not)
-  size_t refused = 0;                       // ... and its proposals there the host refused ("unsupported")
   size_t rechecked = 0;                     // ... of them, rechecks of its leaders (agent "recheck")
+  size_t refused = 0;                       // its agent's proposals there the host refused ("unsupported")
   size_t probed = 0;                        // its range probes (agent "probe", at any shape; not in `already`)
-  std::map<std::string, size_t> spent;      // per shape (DimsToText)
+  std::map<std::string, size_t> spent;      // per shape (DimsToText), charged records only
   std::map<std::string, size_t> spent_ok;   // ... of them, those that ran and validated
   std::set<std::string> confirmed_shapes;   // where its confirmation round already ran
   std::set<std::string> anchored;           // shapes whose default config is stored (by any campaign)

@@ -76,7 +76,7 @@ ReplayEvaluator::ReplayEvaluator(const SearchSpace& space, const std::vector<Tun
       Config config = *space.Parse(text);
       const Evaluation e = EvaluationFromScore(score);
       table_[CandidateKey(space, {dims, config})] = e;
-      ++configs_at_[key];
+      if (e.status != EvalStatus::kUnsupported) ++configs_at_[key];  // a refusal is no measurement (campaign.h)
       if (config == space.Default() && score.ran()) shapes_[key] = dims;
     }
     if (const ConfigScore* best = shape.Best(); best && std::isfinite(best->speedup) && best->speedup > 0)

@@ -33,7 +33,8 @@ class ReplayEvaluator : public Evaluator {
   // nothing succeeded there.
   double OracleSpeedup(const Dims& dims) const;
   Config OracleConfig(const Dims& dims) const;
-  // How many distinct configs were recorded at `dims`.
+  // How many distinct configs were recorded at `dims`, those the host refused (unsupported) left out: a refusal is
+  // not charged to a campaign's budget, so it is no measurement to count a replay's budget in.
   size_t ConfigsAt(const Dims& dims) const;
 
  private:

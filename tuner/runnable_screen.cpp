@@ -32,13 +32,13 @@ Result<RunnableScreen> ScreenRunnable(const Workload& workload, const SearchSpac
   return screen;
 }
 
-std::vector<ValueRefusals> RefusalsByValue(const SearchSpace& space, const RunnableScreen& screen) {
+std::vector<NotRunnableValue> NotRunnableByValue(const SearchSpace& space, const RunnableScreen& screen) {
   const std::vector<Knob>& knobs = space.knobs();
   std::map<std::pair<size_t, int>, size_t> failing;
   for (const ScreenedConfig& s : screen.not_runnable)
     for (size_t k = 0; k < knobs.size(); ++k)
       if (knobs[k].scope == KnobScope::kPlan) ++failing[{k, s.config.values[k]}];
-  std::vector<ValueRefusals> out;
+  std::vector<NotRunnableValue> out;
   for (const auto& [key, count] : failing) {
     const Knob& knob = knobs[key.first];
     // Plan configs holding this value: the plan space's size over the knob's domain.

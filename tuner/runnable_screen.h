@@ -22,12 +22,14 @@ namespace crmap {
 // The largest plan space a screen compiles config by config (as a sweep, tuner/sweep.h).
 inline constexpr uint64_t kMaxScreenConfigs = 100000;
 
+// A plan config the screen could not compile, and why.
 struct ScreenedConfig {
   Config config;
   StatusCode code = StatusCode::kOk;  // kUnsupported: refused; anything else: failed
   std::string message;
 };
 
+// What a screen found at one shape: how many plan configs compiled, how many were refused or failed, and which.
 struct RunnableScreen {
   Dims dims;
   size_t plan_configs = 0;
@@ -37,8 +39,8 @@ struct RunnableScreen {
   std::vector<ScreenedConfig> not_runnable;  // the refused and failed, in id order
 };
 
-// How one knob value fares: of the plan configs holding it, how many were refused or failed.
-struct ValueRefusals {
+// How one knob value fares: of the plan configs holding it, how many were refused or failed (not runnable).
+struct NotRunnableValue {
   std::string knob;
   std::string value;
   size_t configs = 0;
@@ -52,6 +54,6 @@ Result<RunnableScreen> ScreenRunnable(const Workload& workload, const SearchSpac
 
 // The plan knob values that explain a screen's failures ("precision=bf16: 16 of 16"): those whose configs fail at a
 // higher share than the plan space's as a whole, in knob then value order. Empty when everything ran.
-std::vector<ValueRefusals> RefusalsByValue(const SearchSpace& space, const RunnableScreen& screen);
+std::vector<NotRunnableValue> NotRunnableByValue(const SearchSpace& space, const RunnableScreen& screen);
 
 }  // namespace crmap

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Policy accuracy under a fixed campaign budget (issue 12's protocol): per workload, an `rl` campaign spends
-# SHARE (default 10%) of the exhaustive space of its tuned shapes — floor(SHARE x plan configs x TUNED shapes)
-# measurements over TUNED (8) shapes of the workload's distribution — then `crmap train` learns a policy from
-# that database and `crmap evaluate` measures it on HELD_OUT (8) shapes of the same distribution that were not
+# SHARE (default 10%) of the exhaustive space of its tuned shapes — floor(SHARE x plan configs this host runs x
+# TUNED shapes) measurements (BUDGET_OF, below) over TUNED (8) shapes of the workload's distribution — then
+# `crmap train` learns a policy from that database and `crmap evaluate` measures it on HELD_OUT (8) shapes of the
+# same distribution that were not
 # tuned, each against its exhaustive oracle, next to the static plan, the nearest tuned shape's config and the
 # default (one interleaved run of --rounds rounds per shape, default 30, at OBJECTIVE: median, p95 or p99). The held-out
 # workloads (datasets/heldout, never used to develop the method) get a table of their own.

@@ -110,7 +110,7 @@ TEST_F(CampaignTaskTest, ResumeCountsThisCampaignsProposalsAtItsShapesOnly) {
   EXPECT_EQ(state->rechecked, 1u);
   EXPECT_EQ(state->probed, 2u);
   EXPECT_EQ(state->elsewhere, 1u) << "a range probe is not a proposal at another shape";
-  EXPECT_EQ(state->spent.at("batch=1"), 2u);
+  EXPECT_EQ(state->spent.at("batch=1"), 1u);  // the refusal is stored there, not charged
   EXPECT_EQ(state->spent_ok.at("batch=1"), 1u);
   EXPECT_EQ(state->spent.at("batch=8"), 2u);
   EXPECT_EQ(state->confirmed_shapes, (std::set<std::string>{"batch=1"}));
@@ -126,6 +126,23 @@ TEST_F(CampaignTaskTest, ResumeCountsThisCampaignsProposalsAtItsShapesOnly) {
   std::vector<TuningRecord> only_refusals = {Record(1, "weights=packed", "r", "rl", "unsupported")};
   EXPECT_EQ(AccountForResume(only_refusals, "r", shapes_, space_, /*resume=*/false, "x").status().code(),
             StatusCode::kInvalidArgument);
+}
+
+// Only the agent's refusals go uncharged: a recheck or range probe counts whatever its status, as when it was
+// measured, so a resume charges exactly what the run that stored them charged.
+TEST_F(CampaignTaskTest, ResumeLeavesOutTheAgentsRefusalsOnly) {
+  std::vector<TuningRecord> records = {Record(1, "threads=1", "c", "rl", "unsupported"),
+                                       Record(1, "weights=packed", "c", "recheck", "unsupported"),
+                                       Record(8, "threads=1", "c", "probe", "unsupported"),
+                                       Record(8, "weights=packed", "c", "rl")};
+  auto state = AccountForResume(records, "c", shapes_, space_, /*resume=*/true, "dlrm_mlp in db");
+  ASSERT_TRUE(state.ok()) << state.status().ToString();
+  EXPECT_EQ(state->refused, 1u);
+  EXPECT_EQ(state->already, 2u);
+  EXPECT_EQ(state->rechecked, 1u);
+  EXPECT_EQ(state->probed, 1u);
+  EXPECT_EQ(state->spent.at("batch=1"), 1u) << "the recheck, not the refused proposal";
+  EXPECT_EQ(state->spent.at("batch=8"), 1u);
 }
 
 // What a resume at shapes the campaign never measured is told (RunTuneTask's warning rests on it): its
@@ -384,8 +401,10 @@ TEST_F(CampaignTaskTest, AResumeWithAnotherProbeOrRecheckShareStaysWithinTheBudg
                                 << resumed.probe;
     auto db = ReadTuningDb(settings.db);
     ASSERT_TRUE(db.ok());
-    size_t stored = 0;  // what the budget counts: proposals, rechecks and probes (no anchors, no refusals)
-    for (const auto& r : db->records) stored += r.agent != "anchor" && !r.baseline && r.status != "unsupported";
+    size_t stored = 0;  // what the budget counts: proposals (not their refusals), rechecks and probes; no anchors
+    for (const auto& r : db->records)
+      stored += r.agent != "anchor" && !r.baseline &&
+                (r.status != "unsupported" || r.agent == "recheck" || r.agent == "probe");
     EXPECT_EQ(stored, spent + now);
     fs::remove_all(dir);
   }

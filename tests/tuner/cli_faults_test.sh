@@ -100,8 +100,9 @@ keys = [(json.dumps(r["dims"], sort_keys=True), r["config"]) for r in records if
 ok = True
 if len(keys) != len(set(keys)):
     print(f"{len(keys) - len(set(keys))} (dims, config) measured twice"); ok = False
-if len(keys) != budget:
-    print(f"{len(keys)} agent measurements, budget {budget}"); ok = False
+charged = [r for r in records if r["agent"] != "anchor" and r["status"] != "unsupported"]  # refusals: not charged
+if len(charged) != budget:
+    print(f"{len(charged)} charged agent measurements, budget {budget}"); ok = False
 sys.exit(0 if ok else 1)
 PY
 

@@ -69,7 +69,7 @@ TEST_F(ReplayRunnerTest, AReplayProposesWhatACampaignOverTheSameAnswersProposes)
   ASSERT_TRUE(RunCampaign(space_, shapes_, campaigned, for_campaign, sink, {}, options).ok());
   EXPECT_EQ(run->measured, 40u);  // refusals proposed on top, not charged
   ASSERT_EQ(run->proposed.size(), proposed.size());
-  ASSERT_GE(proposed.size(), 40u);
+  ASSERT_GT(proposed.size(), 40u);  // the fixture refuses every bf16 config: some were proposed on top
   for (size_t i = 0; i < proposed.size(); ++i)
     EXPECT_EQ(CandidateKey(space_, run->proposed[i]), CandidateKey(space_, proposed[i])) << i;
 }

@@ -39,7 +39,7 @@ TEST(RunnableScreenTest, CountsEveryPlanConfigAndRefusesBf16WhereTheIsaHasNone) 
   const size_t bf16_configs = screen->plan_configs / space.knobs()[precision].values.size();
   EXPECT_EQ(bf16_refused, DetectHost().has_bf16 ? 0u : bf16_configs) << DetectHost().isa;
 
-  const std::vector<ValueRefusals> by_value = RefusalsByValue(space, *screen);
+  const std::vector<NotRunnableValue> by_value = NotRunnableByValue(space, *screen);
   if (DetectHost().has_bf16) {
     EXPECT_TRUE(by_value.empty());
   } else {
@@ -52,7 +52,7 @@ TEST(RunnableScreenTest, CountsEveryPlanConfigAndRefusesBf16WhereTheIsaHasNone) 
 }
 
 // The explanation is a knob value over-represented among the failures, not every value a failing config holds.
-TEST(RunnableScreenTest, RefusalsByValueNamesTheValuesThatFailMoreThanTheSpace) {
+TEST(RunnableScreenTest, NotRunnableByValueNamesTheValuesThatFailMoreThanTheSpace) {
   Workload workload = TinyMlp();
   SearchSpace space = testing::MustSpace(workload, 2);
   RunnableScreen screen;
@@ -66,12 +66,12 @@ TEST(RunnableScreenTest, RefusalsByValueNamesTheValuesThatFailMoreThanTheSpace) 
   }
   screen.failed = screen.not_runnable.size();
   screen.runnable = screen.plan_configs - screen.failed;
-  const std::vector<ValueRefusals> by_value = RefusalsByValue(space, screen);
+  const std::vector<NotRunnableValue> by_value = NotRunnableByValue(space, screen);
   ASSERT_EQ(by_value.size(), 1u);
   EXPECT_EQ(by_value[0].knob, "threads");
   EXPECT_EQ(by_value[0].value, space.knobs()[threads].values[1]);
   EXPECT_EQ(by_value[0].not_runnable, screen.failed);
-  EXPECT_TRUE(RefusalsByValue(space, RunnableScreen{{}, screen.plan_configs, screen.plan_configs, 0, 0, {}}).empty());
+  EXPECT_TRUE(NotRunnableByValue(space, RunnableScreen{{}, screen.plan_configs, screen.plan_configs, 0, 0, {}}).empty());
 }
 
 TEST(RunnableScreenTest, RefusesDimsOutsideTheWorkloadsLimitsBeforeCompilingAnything) {

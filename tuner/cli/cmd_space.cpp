@@ -20,7 +20,7 @@ Json ScreenJson(const SearchSpace& space, const RunnableScreen& screen) {
                             {"status", s.code == StatusCode::kUnsupported ? "unsupported" : "failed"},
                             {"message", s.message}});
   Json by_value = Json::array();
-  for (const ValueRefusals& v : RefusalsByValue(space, screen))
+  for (const NotRunnableValue& v : NotRunnableByValue(space, screen))
     by_value.push_back({{"knob", v.knob}, {"value", v.value}, {"configs", v.configs}, {"not_runnable", v.not_runnable}});
   return {{"dims", Json(screen.dims)}, {"plan_configs", screen.plan_configs}, {"runnable", screen.runnable},
           {"refused", screen.refused}, {"failed", screen.failed}, {"by_value", by_value},
@@ -32,7 +32,7 @@ std::string ScreenText(const SearchSpace& space, const RunnableScreen& screen) {
                             "on this CPU; %zu failed otherwise)\n",
                             DimsToText(screen.dims).c_str(), screen.runnable, screen.plan_configs, screen.refused,
                             screen.failed);
-  for (const ValueRefusals& v : RefusalsByValue(space, screen))
+  for (const NotRunnableValue& v : NotRunnableByValue(space, screen))
     text += Format("  %s=%s: %zu of its %zu configs not runnable\n", v.knob.c_str(), v.value.c_str(),
                    v.not_runnable, v.configs);
   return text;
@@ -66,7 +66,7 @@ int RunSpace(int argc, char** argv) {
       if (!parsed.ok()) return Fail(parsed.status());
       dims = *parsed;
     }
-    ProgressLine progress(true);
+    ProgressLine progress(!args.count("json"));
     auto screened = ScreenRunnable(*workload, *space, dims, [&](size_t done, size_t total) {
       progress.Update("compiling plan configs at " + DimsToText(dims), static_cast<int>(done), static_cast<int>(total));
     });
