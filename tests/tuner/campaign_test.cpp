@@ -95,6 +95,24 @@ class CampaignTest : public ::testing::Test {
     sunk_ += c.size();
     return Status::Ok();
   };
+
+  // A first campaign by a fresh ScriptedAgent over a CountingEvaluator(fail_every): what it stored (a resumed
+  // campaign's history), its outcome, and the keys it evaluated.
+  std::vector<std::pair<Candidate, Evaluation>> FirstRun(uint64_t fail_every, const CampaignOptions& options,
+                                                          CampaignOutcome* outcome, std::vector<std::string>* keys) {
+    ScriptedAgent agent(space_, shapes_);
+    CountingEvaluator evaluator(space_, fail_every);
+    std::vector<std::pair<Candidate, Evaluation>> history;
+    ResultSink keep = [&](const std::vector<Candidate>& c, const std::vector<Evaluation>& e) {
+      for (size_t i = 0; i < c.size(); ++i) history.push_back({c[i], e[i]});
+      return Status::Ok();
+    };
+    auto ran = RunCampaign(space_, shapes_, agent, evaluator, keep, {}, options);
+    EXPECT_TRUE(ran.ok());
+    if (ran.ok()) *outcome = *ran;
+    *keys = evaluator.keys;
+    return history;
+  }
 };
 
 TEST_F(CampaignTest, SpendsTheBudgetAndStoresEveryResultBeforeTheAgentSeesIt) {
@@ -149,16 +167,11 @@ TEST_F(CampaignTest, NeverMeasuresACandidateTwice) {
 
 TEST_F(CampaignTest, ResumedHistoryIsReplayedNotRemeasured) {
   // First run: 12 measurements; then a "resumed" run with them as history and a budget of 20.
-  ScriptedAgent first_agent(space_, shapes_);
-  CountingEvaluator first(space_, 0);
-  std::vector<std::pair<Candidate, Evaluation>> history;
-  ResultSink keep = [&](const std::vector<Candidate>& c, const std::vector<Evaluation>& e) {
-    for (size_t i = 0; i < c.size(); ++i) history.push_back({c[i], e[i]});
-    return Status::Ok();
-  };
   CampaignOptions options;
   options.budget = 12;
-  ASSERT_TRUE(RunCampaign(space_, shapes_, first_agent, first, keep, {}, options).ok());
+  CampaignOutcome before;
+  std::vector<std::string> first_keys;
+  const auto history = FirstRun(0, options, &before, &first_keys);
   ASSERT_EQ(history.size(), 12u);
 
   ScriptedAgent resumed_agent(space_, shapes_);  // proposes the same sequence again from the start
@@ -171,7 +184,7 @@ TEST_F(CampaignTest, ResumedHistoryIsReplayedNotRemeasured) {
   EXPECT_EQ(second.evaluated, 8u);
   EXPECT_EQ(outcome->measured_total, 20u);
   for (const auto& key : second.keys)
-    EXPECT_EQ(std::count(first.keys.begin(), first.keys.end(), key), 0) << key << " measured again";
+    EXPECT_EQ(std::count(first_keys.begin(), first_keys.end(), key), 0) << key << " measured again";
 }
 
 TEST_F(CampaignTest, StopsOnRequestAfterTheBatchInFlight) {
@@ -237,24 +250,18 @@ TEST_F(CampaignTest, RefusalsAreStoredAndObservedButNotCharged) {
 
 // Resumed with its refusals in the history, a campaign is charged only for what ran before (already_measured).
 TEST_F(CampaignTest, AResumeIsChargedForWhatRanNotForRefusals) {
-  ScriptedAgent first_agent(space_, shapes_);
-  CountingEvaluator first(space_, 3);
-  std::vector<std::pair<Candidate, Evaluation>> history;
-  ResultSink keep = [&](const std::vector<Candidate>& c, const std::vector<Evaluation>& e) {
-    for (size_t i = 0; i < c.size(); ++i) history.push_back({c[i], e[i]});
-    return Status::Ok();
-  };
   CampaignOptions options;
   options.budget = 8;
   options.batch = 4;
-  auto before = RunCampaign(space_, shapes_, first_agent, first, keep, {}, options);
-  ASSERT_TRUE(before.ok());
-  ASSERT_GT(before->refused_now, 0u);
+  CampaignOutcome before;
+  std::vector<std::string> first_keys;
+  const auto history = FirstRun(3, options, &before, &first_keys);
+  ASSERT_GT(before.refused_now, 0u);
   ScriptedAgent resumed_agent(space_, shapes_);
   CountingEvaluator second(space_, 3);
   options.budget = 16;
   options.batch = 8;  // the resumed agent proposes the stored candidates again first: they are dropped
-  options.already_measured = before->measured_total;
+  options.already_measured = before.measured_total;
   auto outcome = RunCampaign(space_, shapes_, resumed_agent, second, sink_, history, options);
   ASSERT_TRUE(outcome.ok());
   EXPECT_EQ(outcome->measured_total, 16u);
