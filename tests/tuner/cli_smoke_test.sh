@@ -37,7 +37,8 @@ for s in r["not_runnable"]:
     assert "precision=bf16" in s["config"] and s["status"] == "unsupported" and s["message"], s
 assert r["refused"] in (0, r["plan_configs"] // 2), r
 if r["refused"]:
-    assert r["by_value"] == [{"knob": "precision", "value": "bf16", "configs": r["refused"], "not_runnable": r["refused"]}], r
+    bf16 = {"knob": "precision", "value": "bf16", "configs": r["refused"], "not_runnable": r["refused"]}
+    assert r["by_value"] == [bf16], r
 '
 run "space --runnable (text)" "$WORK/runnable.txt" space --workload bert_ffn --runnable
 check "space --runnable says how many run" grep -q "^runnable on this host at tokens=128: [0-9]* of 72 plan configs" \

@@ -19,7 +19,8 @@ records = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
 keys = Counter((json.dumps(r["dims"], sort_keys=True), r["config"]) for r in records)
 print(len(records), sum(n - 1 for n in keys.values()))
 charged = [r for r in records if r["status"] != "unsupported"]
-for (campaign, dims, agent), n in sorted(Counter((r["campaign"], json.dumps(r["dims"]), r["agent"]) for r in charged).items()):
+groups = Counter((r["campaign"], json.dumps(r["dims"]), r["agent"]) for r in charged)
+for (campaign, dims, agent), n in sorted(groups.items()):
     print(campaign, dims.replace(" ", ""), agent, n)
 PY
 }

@@ -71,7 +71,8 @@ TEST(RunnableScreenTest, NotRunnableByValueNamesTheValuesThatFailMoreThanTheSpac
   EXPECT_EQ(by_value[0].knob, "threads");
   EXPECT_EQ(by_value[0].value, space.knobs()[threads].values[1]);
   EXPECT_EQ(by_value[0].not_runnable, screen.failed);
-  EXPECT_TRUE(NotRunnableByValue(space, RunnableScreen{{}, screen.plan_configs, screen.plan_configs, 0, 0, {}}).empty());
+  const RunnableScreen all_ran{{}, screen.plan_configs, screen.plan_configs, 0, 0, {}};
+  EXPECT_TRUE(NotRunnableByValue(space, all_ran).empty());
 }
 
 TEST(RunnableScreenTest, RefusesDimsOutsideTheWorkloadsLimitsBeforeCompilingAnything) {

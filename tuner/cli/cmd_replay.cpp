@@ -18,7 +18,8 @@ int RunReplay(int argc, char** argv) {
                      "path its records name)", cxxopts::value<std::string>())
       ("agent", "agent(s) to replay, comma-separated", cxxopts::value<std::string>()->default_value("rl"))
       ("seeds", "seeds 1..N per agent", cxxopts::value<int>()->default_value("5"))
-      ("budget", "measurements per run (default: 25% of the recorded plan space)", cxxopts::value<int>())
+      ("budget", "measurements per run (default: 25% of the recorded measurements that ran; refusals are not charged)",
+       cxxopts::value<int>())
       ("batch", "candidates per step", cxxopts::value<int>()->default_value("8"))
       ("transfer", "rl only: train on all shapes but the last N, then rate its first proposal on those N",
        cxxopts::value<int>()->default_value("0"))

@@ -21,7 +21,8 @@ Json ScreenJson(const SearchSpace& space, const RunnableScreen& screen) {
                             {"message", s.message}});
   Json by_value = Json::array();
   for (const NotRunnableValue& v : NotRunnableByValue(space, screen))
-    by_value.push_back({{"knob", v.knob}, {"value", v.value}, {"configs", v.configs}, {"not_runnable", v.not_runnable}});
+    by_value.push_back(
+        {{"knob", v.knob}, {"value", v.value}, {"configs", v.configs}, {"not_runnable", v.not_runnable}});
   return {{"dims", Json(screen.dims)}, {"plan_configs", screen.plan_configs}, {"runnable", screen.runnable},
           {"refused", screen.refused}, {"failed", screen.failed}, {"by_value", by_value},
           {"not_runnable", not_runnable}};

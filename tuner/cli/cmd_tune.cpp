@@ -26,7 +26,8 @@ int RunTune(int argc, char** argv) {
        "take at most " + std::to_string(kMaxCoveringShapes),
        cxxopts::value<std::string>()->default_value("draws"))
       ("agent", "random, grid, evolution, bandit, model or rl", cxxopts::value<std::string>()->default_value("rl"))
-      ("budget", "measurements the agent may spend", cxxopts::value<int>()->default_value("100"))
+      ("budget", "measurements the agent may spend (configs this host refuses are stored, not charged)",
+       cxxopts::value<int>()->default_value("100"))
       ("campaign", "name recorded with every measurement", cxxopts::value<std::string>());
   AddTaskSettingsOptions(options);
   AddMeasureOptions(options, 10, /*default_cold_samples=*/1);
