@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Policy accuracy under a fixed campaign budget (issue 12's protocol): per workload, an `rl` campaign spends
 # SHARE (default 10%) of the exhaustive space of its tuned shapes — floor(SHARE x plan configs this host runs x
-# TUNED shapes) measurements (BUDGET_OF, below) over TUNED (8) shapes of the workload's distribution — then
+# TUNED shapes) measurements (BUDGET_OF, below) over TUNED shapes of the workload's distribution — 24 (8 for
+# resnet_stem, mobilenet_v2_block and resnet_bottleneck, whose distributions hold 12-20 shapes; 8 everywhere before
+# 2026-12-07, RESULTS.md "Twenty-four tuned shapes at 10% each instead of eight") — then
 # `crmap train` learns a policy from that database and `crmap evaluate` measures it on HELD_OUT (8) shapes of the
 # same distribution that were not
 # tuned, each against its exhaustive oracle, next to the static plan, the nearest tuned shape's config and the
@@ -39,7 +41,7 @@
 #
 # usage: experiments/policy_accuracy/budgeted.sh [--workloads LIST] [--isa host|avx2] [--out DIR]
 #   (default workloads: the held-out set, then the five built-ins)
-#   [--rounds N]  env: SHARE=0.10 TUNED=8 HELD_OUT=8 AGENT=rl SEED=1 OBJECTIVE=median BASELINE_CRMAP= STOP_AFTER=
+#   [--rounds N]  env: SHARE=0.10 TUNED=24 HELD_OUT=8 AGENT=rl SEED=1 OBJECTIVE=median BASELINE_CRMAP= STOP_AFTER=
 #                      EXPLORE=0 SUGGEST=4 COMPARE_WITH= SHAPE_CHOICE=draws|cover|edges|quantiles CAMPAIGN_SHAPES=TUNED RECHECK=0
 #                      PROBE=0 BUDGET_OF=runnable|plan
 #                      TUNE_ROUNDS= (interleaved rounds per campaign measurement; empty: crmap tune's default —
@@ -52,13 +54,14 @@ results_by_isa=1  # results/budgeted/<the ISA crmap runs on> (avx2 under --isa a
 crmap_experiment_args "$root/experiments/policy_accuracy/results/budgeted" "$@"
 [ "$workloads_given" = 1 ] ||
   workloads="$CRMAP_HELD_OUT bert_ffn bert_attention resnet_bottleneck resnet_stem dlrm_mlp"
-share=${SHARE:-0.10}; tuned=${TUNED:-8}; held_out=${HELD_OUT:-8}; agent=${AGENT:-rl}; seed=${SEED:-1}
+share=${SHARE:-0.10}; tuned_given=${TUNED:-}; tuned=${TUNED:-24}; held_out=${HELD_OUT:-8}; agent=${AGENT:-rl}; seed=${SEED:-1}
 eval_rounds=$rounds; objective=${OBJECTIVE:-median}; baseline_crmap=${BASELINE_CRMAP:-}; stop_after=${STOP_AFTER:-}
 case "$stop_after" in ""|tune|train) ;; *) echo "STOP_AFTER must be tune or train" >&2; exit 2 ;; esac
 explore=${EXPLORE:-0}; suggest_count=${SUGGEST:-4}; compare_with=${COMPARE_WITH:-}
 shape_choice=${SHAPE_CHOICE:-draws}
-campaign_shapes=${CAMPAIGN_SHAPES:-$tuned}
-[[ "$campaign_shapes" =~ ^[1-9][0-9]*$ ]] || { echo "CAMPAIGN_SHAPES must be a whole number >= 1" >&2; exit 2; }
+campaign_shapes_given=${CAMPAIGN_SHAPES:-}
+[ -z "$campaign_shapes_given" ] || [[ "$campaign_shapes_given" =~ ^[1-9][0-9]*$ ]] ||
+  { echo "CAMPAIGN_SHAPES must be a whole number >= 1" >&2; exit 2; }
 case "$shape_choice" in draws|cover|edges|quantiles) ;;
   *) echo "SHAPE_CHOICE must be draws, cover, edges or quantiles" >&2; exit 2 ;; esac
 shape_choice_args=()  # draws is every build's default; builds before the flag (ab_campaigns.sh's CRMAP_A) lack it
@@ -100,19 +103,24 @@ declare -A distribution=([bert_ffn]=bert_ffn_chat [bert_attention]=bert_attentio
   [resnet_bottleneck]=resnet_bottleneck_mixed [resnet_stem]=resnet_stem_photos [dlrm_mlp]=dlrm_mlp_online
   [qwen2_mlp]=qwen2_mlp_decode [mobilenet_v2_block]=mobilenet_v2_block_camera
   [dlrm_bottom_mlp]=dlrm_bottom_mlp_serving)
+# Distributions of 12-20 distinct shapes: 24 tuned and 8 held-out do not fit, so TUNED defaults to 8 there.
+declare -A few_shapes=([resnet_stem]=8 [mobilenet_v2_block]=8 [resnet_bottleneck]=8)
 for workload in $workloads; do
   [ -n "${distribution[$workload]:-}" ] || { echo "no distribution chosen for '$workload' in $0" >&2; exit 2; }
 done
 plan_configs_said="plan configs"
 [ "$budget_of" = plan ] || plan_configs_said="plan configs this host runs"
 echo "protocol: share $share of $plan_configs_said x $tuned tuned shapes ($shape_choice), agent $agent seed $seed; $held_out held-out shapes, $eval_rounds rounds, objective $objective" > "$out/protocol.txt"
+[ -n "$tuned_given" ] ||
+  echo "tuned shapes: 8 for resnet_stem, mobilenet_v2_block and resnet_bottleneck (distributions of 12-20 shapes)" \
+    >> "$out/protocol.txt"
 [ -z "$tune_rounds" ] || echo "campaign measurements: $tune_rounds interleaved rounds each" >> "$out/protocol.txt"
 [ -z "$held_out_seed" ] || echo "held-out shapes drawn with seed $held_out_seed" >> "$out/protocol.txt"
 [ "$recheck" = 0 ] || echo "recheck: $recheck of each campaign's budget re-measures the leaders" >> "$out/protocol.txt"
 [ "$probe" = 0 ] ||
   echo "probe: $probe of each campaign's budget measures the labels' thread counts above the tuned range" >> "$out/protocol.txt"
-[ "$campaign_shapes" = "$tuned" ] ||
-  echo "campaign: that budget spread over $campaign_shapes shapes (CAMPAIGN_SHAPES)" >> "$out/protocol.txt"
+[ -z "$campaign_shapes_given" ] ||
+  echo "campaign: that budget spread over $campaign_shapes_given shapes (CAMPAIGN_SHAPES)" >> "$out/protocol.txt"
 [ "$exploring" = 0 ] ||
   echo "explore: $explore of each budget on $suggest_count suggested shapes (crmap suggest)" >> "$out/protocol.txt"
 
@@ -126,9 +134,12 @@ for workload in $workloads; do
       "$python" -c 'import json,sys; print(json.load(sys.stdin)["runnable"]["runnable"])')
     [ "$plan" -gt 0 ] || { echo "$workload: this host runs none of its plan configs (crmap space --runnable)" >&2; exit 2; }
   fi
-  budget=$("$python" -c "import math; print(max(1, math.floor($share * $plan * $tuned)))")
+  w_tuned=$tuned
+  [ -n "$tuned_given" ] || w_tuned=${few_shapes[$workload]:-$tuned}
+  campaign_shapes=${campaign_shapes_given:-$w_tuned}
+  budget=$("$python" -c "import math; print(max(1, math.floor($share * $plan * $w_tuned)))")
   db="$out/$workload.jsonl"
-  { grep -v "^$workload " "$out/budgets.txt" 2>/dev/null || true; echo "$workload $plan $budget"; } | sort > "$out/budgets.txt.tmp"
+  { grep -v "^$workload " "$out/budgets.txt" 2>/dev/null || true; echo "$workload $plan $budget $w_tuned"; } | sort > "$out/budgets.txt.tmp"
   mv "$out/budgets.txt.tmp" "$out/budgets.txt"
   explore_budget=$("$python" -c 'import math, sys; print(math.floor(float(sys.argv[1]) * int(sys.argv[2])))' \
     "$explore" "$budget")
@@ -139,7 +150,7 @@ for workload in $workloads; do
   fi
   if [ ! -s "$out/${workload}_tune.json" ]; then
     echo "== $workload: $agent campaign, $((budget - explore_budget)) of $budget measurements" \
-      "(${share} of $plan $plan_configs_said x $tuned shapes), over $campaign_shapes shapes" >&2
+      "(${share} of $plan $plan_configs_said x $w_tuned shapes), over $campaign_shapes shapes" >&2
     rm -f "$db"
     "$crmap" tune --workload "$w" --shapes "$shapes" --num-shapes "$campaign_shapes" \
       ${shape_choice_args[@]+"${shape_choice_args[@]}"} ${recheck_args[@]+"${recheck_args[@]}"} \

@@ -26,10 +26,10 @@ def main():
     budgets = {}
     budgets_path = os.path.join(out, "budgets.txt")
     for number, line in enumerate(load_text_or_exit(budgets_path), 1):
-        words = line.split()
-        if len(words) != 3 or not words[1].isdigit() or not words[2].isdigit():
-            sys.exit(f"{budgets_path}:{number}: expected 'workload plan_configs budget', got '{line}'")
-        budgets[words[0]] = (int(words[1]), int(words[2]))
+        words = line.split()  # a fourth word, the workload's tuned shapes, from 2026-12-07 on
+        if len(words) not in (3, 4) or not all(word.isdigit() for word in words[1:]):
+            sys.exit(f"{budgets_path}:{number}: expected 'workload plan_configs budget [tuned_shapes]', got '{line}'")
+        budgets[words[0]] = tuple(int(word) for word in words[1:])
     protocol_path = os.path.join(out, "protocol.txt")
     protocol = "\n".join(load_text_or_exit(protocol_path)).strip()
     tuned_match = re.search(r"x (\d+) tuned shapes", protocol)
@@ -53,7 +53,7 @@ def main():
                 print(f"| {name} | | | | (not evaluated yet) | | | | | |")
                 continue
             train, evaluation = load_json_or_exit(train_path), load_json_or_exit(eval_path)
-            plan, budget = budgets[name]
+            plan, budget, tuned_here = (*budgets[name], tuned_in_protocol)[:3]
             tuned = train["shapes"]
             reproduced = f"{train['policy_agrees_with_table']} of {tuned}"
             if "policy_within_noise_of_best" in train:  # crmap from stop 22 on
@@ -65,7 +65,7 @@ def main():
             if loso and loso["folds"]:
                 reproduced += (f"; left out: {loso['within_noise_of_best']} of {loso['choice_measured']}"
                                f" ({loso['folds'] - loso['choice_measured']} unmeasured)")
-            spent = f"{budget} ({100.0 * budget / (plan * tuned_in_protocol):.0f}%)"
+            spent = f"{budget} ({100.0 * budget / (plan * tuned_here):.0f}%)"
             explore_path = os.path.join(out, f"{name}_explore_tune.json")
             if os.path.exists(explore_path):
                 explore = load_json_or_exit(explore_path)

@@ -42,6 +42,16 @@ class MainTest(ScriptTest):
         code, out = self.run_main(budgeted_table, ["budgeted_table.py", self.dir, ""])
         self.assertIn("| workload | plan configs | budget |", out)
 
+    def test_a_budgets_line_with_its_own_tuned_shapes_states_the_share_against_them(self):
+        self.folder()
+        self.write("budgets.txt", "dlrm_mlp 216 518 24\nqwen2_mlp 32 25\n")  # 518 = 10% of 216 x 24
+        code, out = self.run_main(budgeted_table, ["budgeted_table.py", self.dir, "qwen2_mlp"])
+        self.assertIsNone(code)
+        self.assertIn("| dlrm_mlp | 216 | 518 (10%) |", out)
+        self.write("budgets.txt", "dlrm_mlp 216 518\n")  # three words: the protocol's 8 tuned shapes
+        code, out = self.run_main(budgeted_table, ["budgeted_table.py", self.dir, ""])
+        self.assertIn("| dlrm_mlp | 216 | 518 (30%) |", out)
+
     def test_a_truncated_report_is_named(self):
         self.folder()
         self.write("dlrm_mlp_evaluate.json", '{"confirm_rounds": 30, "methods": [')
@@ -52,7 +62,7 @@ class MainTest(ScriptTest):
         self.folder()
         self.write("budgets.txt", "dlrm_mlp 216 172\nqwen2_mlp 32\n")
         code, _ = self.run_main(budgeted_table, ["budgeted_table.py", self.dir, ""])
-        self.assertIn("budgets.txt:2: expected 'workload plan_configs budget', got 'qwen2_mlp 32'", code)
+        self.assertIn("budgets.txt:2: expected 'workload plan_configs budget [tuned_shapes]', got 'qwen2_mlp 32'", code)
         self.folder()
         self.write("protocol.txt", "protocol: something else\n")
         code, _ = self.run_main(budgeted_table, ["budgeted_table.py", self.dir, ""])
