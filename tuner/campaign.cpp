@@ -56,9 +56,9 @@ Result<CampaignOutcome> RunCampaign(const SearchSpace& space, const std::vector<
     p.measured = outcome.measured_total;
     p.budget = options.budget;
     p.elapsed_s = elapsed();
-    const size_t charged_now = outcome.measured_now - outcome.refused_now;
-    if (charged_now > 0 && p.measured < p.budget)
-      p.eta_s = p.elapsed_s / static_cast<double>(charged_now) * static_cast<double>(p.budget - p.measured);
+    if (outcome.charged_now() > 0 && p.measured < p.budget)
+      p.eta_s =
+          p.elapsed_s / static_cast<double>(outcome.charged_now()) * static_cast<double>(p.budget - p.measured);
     for (const auto& [key, s] : by_shape) {
       if (s.found && s.best_evaluation.speedup > p.best_speedup) {
         p.best_speedup = s.best_evaluation.speedup;
@@ -116,17 +116,15 @@ Result<CampaignOutcome> RunCampaign(const SearchSpace& space, const std::vector<
     empty_proposals = 0;
     std::vector<Evaluation> evaluations = evaluator.Evaluate(batch);
     CRMAP_RETURN_IF_ERROR(sink(batch, evaluations));
-    size_t refused = 0;
     for (size_t i = 0; i < batch.size(); ++i) {
       account(batch[i], evaluations[i]);
       consecutive_failures = evaluations[i].ok() ? 0 : consecutive_failures + 1;
-      refused += evaluations[i].status == EvalStatus::kUnsupported;
-    }
-    outcome.measured_now += batch.size();
-    outcome.refused_now += refused;
-    outcome.measured_total += batch.size() - refused;
-    for (size_t i = 0; i < batch.size(); ++i) {
-      if (evaluations[i].status == EvalStatus::kUnsupported) continue;  // as the budget: refusals not counted
+      ++outcome.measured_now;
+      if (evaluations[i].status == EvalStatus::kUnsupported) {  // stored and observed, not charged
+        ++outcome.refused_now;
+        continue;
+      }
+      ++outcome.measured_total;
       outcome.probes_now += batch[i].probe;
       outcome.climbs_now += batch[i].climb;
     }

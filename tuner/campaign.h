@@ -74,6 +74,8 @@ struct CampaignOutcome {
                                 // included (no rechecks, no refusals)
   size_t duplicates_dropped = 0;
   std::vector<ShapeOutcome> shapes;  // in the order of the campaign's shapes
+  // This run's measurements charged to the budget.
+  size_t charged_now() const { return measured_now - refused_now; }
 };
 
 // `history`: observations already in the database (any campaign) for this workload and space.

@@ -73,8 +73,9 @@ Result<ResumeState> AccountForResume(const std::vector<TuningRecord>& records, c
     const bool probe = r.campaign == campaign && r.agent == "probe" && !r.baseline;
     const bool mine = r.campaign == campaign && task_shapes.count(DimsToText(r.dims)) && !probe;
     if (mine && r.agent == "confirm") state.confirmed_shapes.insert(DimsToText(r.dims));
-    if (mine && r.agent != "anchor" && !r.baseline && !ChargedToBudget(r.agent, r.status)) ++state.refused;
-    if (mine && r.agent != "anchor" && !r.baseline && ChargedToBudget(r.agent, r.status)) {
+    if (mine && r.agent != "anchor" && !r.baseline && !ChargedToBudget(r.agent, r.status)) {
+      ++state.refused;
+    } else if (mine && r.agent != "anchor" && !r.baseline) {
       ++state.already;
       if (r.agent == "recheck") ++state.rechecked;
       ++state.spent[DimsToText(r.dims)];
@@ -523,8 +524,7 @@ Status TaskRun::Run(TaskReport* report) {
       if (auto parsed = space_.Parse(leader.config); parsed.ok())
         best = {*parsed, leader.median_us, leader.p99_us, leader.speedup, 0};
     }
-    const bool confirm_again =
-        outcome.measured_now - outcome.refused_now + rechecks_now_ > 0 || !state_.confirmed_shapes.count(key);
+    const bool confirm_again = outcome.charged_now() + rechecks_now_ > 0 || !state_.confirmed_shapes.count(key);
     if (settings_.confirm && !confirm_again) ++confirmed_earlier;
     if (settings_.confirm && confirm_again && !Stopped()) {
       ++confirmed_now;
@@ -540,7 +540,8 @@ Status TaskRun::Run(TaskReport* report) {
     if (best.vs_libtorch > 0) row["speedup_vs_libtorch"] = best.vs_libtorch;
     shapes_json.push_back(row);
   }
-  const size_t measured_now = outcome.measured_now - outcome.refused_now + rechecks_now_ + probes_now_;
+  const size_t measured_now = outcome.charged_now() + rechecks_now_ + probes_now_;
+  const size_t refused_total = state_.refused + outcome.refused_now;
   const size_t measured_total =
       outcome.measured_total + state_.rechecked + rechecks_now_ + state_.probed + probes_now_;
   Json probed_json = Json::array();
@@ -553,7 +554,7 @@ Status TaskRun::Run(TaskReport* report) {
                   {"probes_now", outcome.probes_now}, {"climbs_now", outcome.climbs_now},
                   {"shape_choice", ShapeChoiceName(task_.shape_choice)},
                   {"measured_total", measured_total},
-                  {"refused_now", outcome.refused_now}, {"refused_total", state_.refused + outcome.refused_now},
+                  {"refused_now", outcome.refused_now}, {"refused_total", refused_total},
                   {"end", CampaignEndName(outcome.end)},
                   {"objective", ObjectiveName(settings_.objective)}, {"shapes", shapes_json}};
   std::string range_probe_text;
@@ -565,7 +566,6 @@ Status TaskRun::Run(TaskReport* report) {
                               state_.probed ? Format(" (%zu stored before)", state_.probed).c_str() : "",
                               above_range.empty() ? ": no shape of the distribution lies above it" : "");
   }
-  const size_t refused_total = state_.refused + outcome.refused_now;
   report->text = Format("\n%s: %s, agent %s, %zu measurements (%zu this run, %zu of them active-learning probes, "
                         "%zu climbs, %zu rechecks of the leaders, %zu range probes), ended: %s\n",
                         settings_.campaign.c_str(), workload_.name().c_str(), agent->name().c_str(), measured_total,
