@@ -45,22 +45,28 @@ Scores Collect(const SearchSpace& space, const std::map<Dims, ShapeScores>& by_s
   return scores;
 }
 
-// The candidate configs measured ok at every shape and never failing, each with its speedups there (in config
-// order).
-std::vector<std::pair<std::string, std::vector<double>>> MeasuredEverywhere(const Scores& scores,
-                                                                            const std::vector<Dims>& shapes) {
+// The candidate configs never failing and measured ok at `at_least` of `shapes` or more, each with its speedups
+// where it was (in config order).
+std::vector<std::pair<std::string, std::vector<double>>> MeasuredAtLeast(const Scores& scores,
+                                                                         const std::vector<Dims>& shapes,
+                                                                         size_t at_least) {
   std::vector<std::pair<std::string, std::vector<double>>> candidates;
   for (const auto& [key, by_shape] : scores.speedup) {
     if (scores.failed.count(key)) continue;
     std::vector<double> values;
     for (const Dims& dims : shapes) {
       auto it = by_shape.find(DimsToText(dims));
-      if (it == by_shape.end()) break;
-      values.push_back(it->second);
+      if (it != by_shape.end()) values.push_back(it->second);
     }
-    if (values.size() == shapes.size()) candidates.emplace_back(key, std::move(values));
+    if (values.size() >= at_least && !values.empty()) candidates.emplace_back(key, std::move(values));
   }
   return candidates;
+}
+
+// ... measured ok at every shape.
+std::vector<std::pair<std::string, std::vector<double>>> MeasuredEverywhere(const Scores& scores,
+                                                                            const std::vector<Dims>& shapes) {
+  return MeasuredAtLeast(scores, shapes, shapes.size());
 }
 
 // The candidate (MeasuredEverywhere) of the highest score; the default config when there is none.
@@ -152,12 +158,16 @@ Config ChooseFallback(const SearchSpace& space, const std::map<Dims, ShapeScores
   });
 }
 
+size_t StaticPlanCoverage(size_t shapes) {
+  return static_cast<size_t>(std::ceil(kStaticPlanCoverage * static_cast<double>(shapes) - 1e-9));
+}
+
 Config ChooseStaticPlan(const SearchSpace& space, const std::map<Dims, ShapeScores>& scores,
                         const std::vector<Dims>& shapes) {
   // Each candidate's mean log speedup, best first (the first of equal means in config order, as BestEverywhere).
   const Scores collected = Collect(space, scores);
   std::vector<std::pair<double, std::string>> by_mean;
-  for (const auto& [key, values] : MeasuredEverywhere(collected, shapes)) {
+  for (const auto& [key, values] : MeasuredAtLeast(collected, shapes, StaticPlanCoverage(shapes.size()))) {
     double sum = 0;
     for (double s : values) sum += std::log(s);
     by_mean.emplace_back(values.empty() ? 0 : sum / static_cast<double>(values.size()), key);

@@ -74,8 +74,8 @@ class PolicyTrainerTest : public ::testing::Test {
   std::vector<Dims> shapes_ = {{{"batch", 1}}, {{"batch", 64}}};
 };
 
-// The static plan is the best geometric mean over every tuned shape; the fallback the best worst case; both only
-// among configs measured ok everywhere and never failing.
+// The static plan is the best geometric mean over the tuned shapes; the fallback the best worst case; with two
+// tuned shapes both only among configs measured ok at both and never failing.
 TEST_F(PolicyTrainerTest, StaticPlanAndFallbackRankByTheSharedScores) {
   std::vector<TuningRecord> records = {
       Record(1, "default", "ok", 1), Record(64, "default", "ok", 1),
@@ -88,6 +88,37 @@ TEST_F(PolicyTrainerTest, StaticPlanAndFallbackRankByTheSharedScores) {
   // A config missing at one shape is no candidate: with only batch=1 measured for threads=1, packed wins.
   records.erase(records.begin() + 3);
   EXPECT_EQ(ChooseStaticPlan(space_, records, shapes_), testing::MustConfig(space_, "weights=packed"));
+}
+
+// The coverage a static plan candidate needs: three quarters of the tuned shapes, rounded up.
+TEST(StaticPlanCoverageTest, IsThreeQuartersOfTheTunedShapesRoundedUp) {
+  EXPECT_EQ(StaticPlanCoverage(1), 1u);
+  EXPECT_EQ(StaticPlanCoverage(2), 2u);
+  EXPECT_EQ(StaticPlanCoverage(3), 3u);
+  EXPECT_EQ(StaticPlanCoverage(4), 3u);
+  EXPECT_EQ(StaticPlanCoverage(8), 6u);
+  EXPECT_EQ(StaticPlanCoverage(24), 18u);
+}
+
+// With many tuned shapes a campaign measures few configs at each, and only the default (every shape's anchor) may
+// have been measured at all of them: a config measured at three quarters of them or more is a candidate, judged by
+// its geometric mean where it was measured; one measured at fewer is not, however fast.
+TEST_F(PolicyTrainerTest, TheStaticPlanNeedsThreeQuartersOfTheTunedShapes) {
+  const std::vector<Dims> four = {{{"batch", 1}}, {{"batch", 2}}, {{"batch", 4}}, {{"batch", 8}}};
+  std::vector<TuningRecord> records;
+  for (const Dims& dims : four) records.push_back(Record(dims.at("batch"), "default", "ok", 1));
+  for (int64_t batch : {1, 2, 4}) records.push_back(Record(batch, "weights=packed", "ok", 0.6));   // 3 of 4
+  for (int64_t batch : {1, 8}) records.push_back(Record(batch, "threads=1", "ok", 0.3));          // 2 of 4
+  EXPECT_EQ(ChooseStaticPlan(space_, records, four), testing::MustConfig(space_, "weights=packed"));
+  // The fallback still asks for every shape: only the default qualifies.
+  EXPECT_EQ(ChooseFallback(space_, records, four), space_.Default());
+  // At 2 of 4 the packed config is no candidate either: the default is the static plan.
+  records.erase(records.begin() + 6);  // packed at batch 4
+  EXPECT_EQ(ChooseStaticPlan(space_, records, four), space_.Default());
+  // A failure anywhere disqualifies, whatever the coverage.
+  records.push_back(Record(4, "weights=packed", "ok", 0.6));
+  records.push_back(Record(8, "weights=packed", "validation_failed", NAN));
+  EXPECT_EQ(ChooseStaticPlan(space_, records, four), space_.Default());
 }
 
 // Among configs whose geometric mean is within the tie band of the best's, the static plan is the one that fuses
