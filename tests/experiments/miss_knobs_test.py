@@ -38,7 +38,7 @@ class MainTest(ScriptTest):
         self.write("b_seed2/deeper/v_evaluate.json", {"shapes": [shape(pick("fuse.fc1=bias+relu;threads=2", 0.5))]})
         code, out, _ = self.main(["miss_knobs.py", self.dir])
         self.assertEqual(code, 0)
-        self.assertIn(f"| {self.dir} | 6 | 4 | 1 | 1 | 2 | 1 |", out)
+        self.assertIn(f"| {self.dir} | 6 | 4 | 1 | 1 | 2 | 1 | 0 | 0 |", out)
         self.assertIn("| threads | 3 |", out)
         self.assertIn("| weights | 2 |", out)  # stored, and absent from the pick
         self.assertIn("| fuse.fc1 | 1 |", out)
@@ -50,9 +50,22 @@ class MainTest(ScriptTest):
                                                       shape(pick("fuse.fc1=bias;weights=packed;threads=2", 0.9))]})
         code, out, _ = self.main(["miss_knobs.py", f"{self.dir}/one", f"{self.dir}/two"])
         self.assertEqual(code, 0)
-        self.assertIn(f"| {self.dir}/one | 1 | 1 | 0 | 1 | 0 | 0 |", out)
-        self.assertIn(f"| {self.dir}/two | 1 | 1 | 0 | 0 | 1 | 0 |", out)
+        self.assertIn(f"| {self.dir}/one | 1 | 1 | 0 | 1 | 0 | 0 | 0 | 0 |", out)
+        self.assertIn(f"| {self.dir}/two | 1 | 1 | 0 | 0 | 1 | 0 | 0 | 0 |", out)
         self.assertIn("| threads | 2 |", out)
+
+    def test_misses_that_are_the_static_plan_or_the_default_config_are_counted(self):
+        unfused = "fuse.fc1=none;weights=stored;threads=2"  # NOT_PICKS' config: the static plan and the default
+        fused = "fuse.fc1=bias;weights=stored;threads=2"
+        static_fused = dict(shape(pick(fused, 0.9)), **{"static plan": pick(fused, 0.9)})
+        self.write("w_evaluate.json", {"shapes": [
+            shape(pick(unfused, 0.8), pick(unfused, 0.8)),  # both picks miss: the static plan and the default
+            static_fused,  # the static plan, not the default
+            shape(pick(fused, 0.9)),  # neither
+            shape(pick(unfused, 0.99))]})  # the default, but no miss
+        code, out, _ = self.main(["miss_knobs.py", self.dir])
+        self.assertEqual(code, 0)
+        self.assertIn(f"| {self.dir} | 5 | 4 | 0 | 0 | 4 | 0 | 3 | 2 |", out)
 
     def test_no_folder_no_evaluation_or_a_malformed_one_is_exit_two_naming_it(self):
         code, _, err = self.main(["miss_knobs.py", f"{self.dir}/absent"])
