@@ -164,26 +164,32 @@ size_t StaticPlanCoverage(size_t shapes) {
 
 Config ChooseStaticPlan(const SearchSpace& space, const std::map<Dims, ShapeScores>& scores,
                         const std::vector<Dims>& shapes) {
-  // Each candidate's mean log speedup, best first (the first of equal means in config order, as BestEverywhere).
+  // Each candidate's mean log speedup over the shapes it was measured at and their count, best first (the first
+  // of equal means in config order, as BestEverywhere).
+  struct Candidate {
+    double mean;
+    size_t shapes;
+    std::string key;
+  };
   const Scores collected = Collect(space, scores);
-  std::vector<std::pair<double, std::string>> by_mean;
+  std::vector<Candidate> by_mean;
   for (const auto& [key, values] : MeasuredAtLeast(collected, shapes, StaticPlanCoverage(shapes.size()))) {
     double sum = 0;
     for (double s : values) sum += std::log(s);
-    by_mean.emplace_back(values.empty() ? 0 : sum / static_cast<double>(values.size()), key);
+    by_mean.push_back({sum / static_cast<double>(values.size()), values.size(), key});  // values is never empty
   }
   if (by_mean.empty()) return space.Default();
-  std::stable_sort(by_mean.begin(), by_mean.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-  const auto& [best_mean, best] = by_mean.front();
-  if (shapes.empty()) return collected.configs.at(best);
-  // The configs whose geometric mean is within the tie band of the best's; the deepest-fused of those that fuse
-  // further than the best takes its place.
-  const double band = TieBand(kNoiseBand, EstimateRecordNoise(scores), shapes.size(), shapes.size());
+  std::stable_sort(by_mean.begin(), by_mean.end(), [](const auto& a, const auto& b) { return a.mean > b.mean; });
+  const Candidate& best = by_mean.front();
+  // The configs whose geometric mean is within the tie band of the best's (each side's shapes as its records); the
+  // deepest-fused of those that fuse further than the best takes its place.
+  const double noise = EstimateRecordNoise(scores);
   std::vector<std::string> within;
-  for (const auto& [mean, key] : by_mean)
-    if (std::exp(best_mean - mean) <= 1 + band) within.push_back(key);
-  const int deeper = DeepestFusionOf(space, best, within);
-  return collected.configs.at(deeper < 0 ? best : within[static_cast<size_t>(deeper)]);
+  for (const Candidate& candidate : by_mean)
+    if (std::exp(best.mean - candidate.mean) <= 1 + TieBand(kNoiseBand, noise, best.shapes, candidate.shapes))
+      within.push_back(candidate.key);
+  const int deeper = DeepestFusionOf(space, best.key, within);
+  return collected.configs.at(deeper < 0 ? best.key : within[static_cast<size_t>(deeper)]);
 }
 
 Config ChooseFallback(const SearchSpace& space, const std::vector<TuningRecord>& records,

@@ -94,8 +94,11 @@ Config ChooseFallback(const SearchSpace& space, const std::map<Dims, ShapeScores
 // the best geometric-mean speedup over the default at the shapes where each was measured (what one config for the
 // whole distribution, as a TensorRT optimisation profile has, would be) — or, among those whose geometric mean is
 // within the tie band of the best's (config_scores.h: TieBand over the database's record noise, one record per
-// shape each side), the one that fuses furthest beyond it (config_scores.h: DeepestFusionOf), as the labels do.
-// The default config when no config qualifies.
+// shape each side measured it at), the one that fuses furthest beyond it (config_scores.h: DeepestFusionOf), as the
+// labels do. The default config when no config qualifies.
+// Each mean is over the shapes where that config was measured, so two candidates' means may cover different
+// shapes (at most a quarter apart); a search that measures a config where it expects it to do well flatters it —
+// the price of a rule that still has a choice when no config but the default was measured everywhere.
 // Why not "measured at every tuned shape" (the rule before 2026-12-08): a campaign of 24 tuned shapes at 10% of
 // each one's space measures ~2-11 configs per shape, and no config but the default (every shape's anchor) may
 // reach all 24 — the static plan, and with it the incumbent a decision away from the table keeps, was then the

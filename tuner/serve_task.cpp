@@ -25,6 +25,7 @@
 #include "tuner/config_scores.h"
 #include "tuner/nearest_shape.h"
 #include "tuner/policy_trainer.h"
+#include "tuner/replay_evaluator.h"
 #include "tuner/text_table.h"
 #include "tuner/tuning_db.h"
 
@@ -277,9 +278,8 @@ Result<ServeTaskReport> RunServeTask(const ServeTaskOptions& o) {
     std::string config = o.config;
     if (config.empty()) {
       CRMAP_ASSIGN_OR_RETURN(std::vector<TuningRecord> records, DbRecords(o.db, workload, space));
-      std::set<Dims> shapes;
-      for (const TuningRecord& r : records) shapes.insert(r.dims);
-      config = space.ToString(ChooseStaticPlan(space, records, {shapes.begin(), shapes.end()}));
+      // The tuned shapes as `crmap train` counts them: those with a measured default config.
+      config = space.ToString(ChooseStaticPlan(space, records, ReplayEvaluator(space, records).Shapes()));
     } else {
       CRMAP_ASSIGN_OR_RETURN(Config parsed, space.Parse(config));
       config = space.ToString(parsed);

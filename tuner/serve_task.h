@@ -3,7 +3,7 @@
 //
 // Modes, all on the same request stream: `default` (the default config, batch 1), `triton` (the default plan
 // with a fixed dynamic batcher: max batch 16, 100 us delay), `static` (one config for everything: --config, or
-// the static plan of a tuning database — the best geometric-mean speedup over its tuned shapes), `policy`
+// the static plan of a tuning database as `crmap train` chooses it: policy_trainer.h, ChooseStaticPlan), `policy`
 // (per-batch decisions of a policy file through libcrmap_hook), `oracle` (per batch, the best measured config
 // of the database's tuned shape nearest the batch's dims). --max-batch / --queue-delay-us override any mode's
 // batch limits. Sources: a .csv trace (Azure schema, --map), a .jsonl request trace, or a scenario (built-in

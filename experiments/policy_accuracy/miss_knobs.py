@@ -61,7 +61,7 @@ def misses_of(path):
 
 def main(argv):
     if len(argv) < 2:
-        print(__doc__.strip().splitlines()[3], file=sys.stderr)
+        print(next(line for line in __doc__.splitlines() if line.startswith("usage:")), file=sys.stderr)
         return 2
     by_knob = collections.Counter()
     rows = []

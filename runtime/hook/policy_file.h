@@ -144,7 +144,7 @@ struct PolicyFile {
   std::vector<uint32_t> fallback;    // one value index per knob
   // Since version 5: the config a decision away from the table keeps unless another candidate's score (mean -
   // pessimism x spread of the critics) beats its own by log(1 + switch_margin) — `crmap train` stores the static
-  // plan, the best config over every tuned shape (policy_model.h: Decide). Empty (and a margin of 0): no
+  // plan, the best config across the tuned shapes (policy_trainer.h: ChooseStaticPlan; policy_model.h: Decide). Empty (and a margin of 0): no
   // incumbent, the best score wins (files before version 5).
   std::vector<uint32_t> incumbent;  // empty or one value index per knob
   float switch_margin = 0;           // in [0, 1]

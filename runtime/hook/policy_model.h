@@ -47,7 +47,7 @@ class PolicyModel {
   // score, the mean predicted log speedup minus file().pessimism x its standard deviation over the critics —
   // except that a policy with an incumbent (format version 5) keeps it unless the largest score beats the
   // incumbent's by log(1 + file().switch_margin): a predicted gain smaller than the margin is not worth leaving
-  // the config that was good at every tuned shape (or, with file().neighbour_incumbent, IncumbentAt the dims).
+  // the config that was good across the tuned shapes (or, with file().neighbour_incumbent, IncumbentAt the dims).
   // knob_count() value indices into `config`; runtime knobs at their defaults. `confidence`, when not null,
   // receives ConfidenceOf the choice.
   // Returns the critics' mean predicted log speedup of the chosen config.

@@ -82,7 +82,9 @@ class MainTest(ScriptTest):
         code, _, err = self.main(["miss_knobs.py", self.dir])
         self.assertEqual(code, 2)
         self.assertIn("w_evaluate.json: not an evaluation crmap wrote", err)
-        self.assertEqual(self.main(["miss_knobs.py"])[0], 2)
+        code, _, err = self.main(["miss_knobs.py"])
+        self.assertEqual(code, 2)
+        self.assertIn("usage: miss_knobs.py DIR", err)
 
 
 if __name__ == "__main__":

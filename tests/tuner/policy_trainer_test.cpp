@@ -110,6 +110,15 @@ TEST_F(PolicyTrainerTest, TheStaticPlanNeedsThreeQuartersOfTheTunedShapes) {
   for (int64_t batch : {1, 2, 4}) records.push_back(Record(batch, "weights=packed", "ok", 0.6));   // 3 of 4
   for (int64_t batch : {1, 8}) records.push_back(Record(batch, "threads=1", "ok", 0.3));          // 2 of 4
   EXPECT_EQ(ChooseStaticPlan(space_, records, four), testing::MustConfig(space_, "weights=packed"));
+  // Judged where it was measured: 1.4x at 3 of 4 beats 1.3x at all 4 (counted as 1x at the fourth, or averaged
+  // over four, it would lose).
+  std::vector<TuningRecord> judged;
+  for (const Dims& dims : four) {
+    judged.push_back(Record(dims.at("batch"), "default", "ok", 1));
+    judged.push_back(Record(dims.at("batch"), "threads=1", "ok", 1 / 1.3));
+    if (dims.at("batch") != 8) judged.push_back(Record(dims.at("batch"), "weights=packed", "ok", 1 / 1.4));
+  }
+  EXPECT_EQ(ChooseStaticPlan(space_, judged, four), testing::MustConfig(space_, "weights=packed"));
   // The fallback still asks for every shape: only the default qualifies.
   EXPECT_EQ(ChooseFallback(space_, records, four), space_.Default());
   // At 2 of 4 the packed config is no candidate either: the default is the static plan.
