@@ -73,13 +73,15 @@ Result<ResumeState> AccountForResume(const std::vector<TuningRecord>& records, c
     const bool probe = r.campaign == campaign && r.agent == "probe" && !r.baseline;
     const bool mine = r.campaign == campaign && task_shapes.count(DimsToText(r.dims)) && !probe;
     if (mine && r.agent == "confirm") state.confirmed_shapes.insert(DimsToText(r.dims));
-    if (mine && r.agent != "anchor" && !r.baseline && !ChargedToBudget(r.agent, r.status)) {
-      ++state.refused;
-    } else if (mine && r.agent != "anchor" && !r.baseline) {
-      ++state.already;
-      if (r.agent == "recheck") ++state.rechecked;
-      ++state.spent[DimsToText(r.dims)];
-      if (r.status == "ok") ++state.spent_ok[DimsToText(r.dims)];
+    if (mine && r.agent != "anchor" && !r.baseline) {
+      if (!ChargedToBudget(r.agent, r.status)) {
+        ++state.refused;
+      } else {
+        ++state.already;
+        if (r.agent == "recheck") ++state.rechecked;
+        ++state.spent[DimsToText(r.dims)];
+        if (r.status == "ok") ++state.spent_ok[DimsToText(r.dims)];
+      }
     }
     if (probe) ++state.probed;
     else if (r.campaign == campaign && !mine && r.agent != "anchor" && !r.baseline) ++state.elsewhere;

@@ -109,7 +109,8 @@ declare -A few_shapes=([resnet_stem]=8 [mobilenet_v2_block]=8 [resnet_bottleneck
 # 24 tuned shapes won at AVX2 and lost on the bf16 host (its thread-count swing labels more small shapes wrongly):
 # RESULTS.md, "Twenty-four tuned shapes on the bf16 host".
 if [ -z "$tuned" ]; then
-  if "$crmap" version | grep -q '^host: .*bf16 unsupported'; then tuned=24; else tuned=8; fi
+  if "$crmap" version | grep -q '^host: .*bf16 unsupported'; then tuned=24 tuned_why="no bf16"
+  else tuned=8 tuned_why="bf16"; fi
 fi
 for workload in $workloads; do
   [ -n "${distribution[$workload]:-}" ] || { echo "no distribution chosen for '$workload' in $0" >&2; exit 2; }
@@ -118,7 +119,7 @@ plan_configs_said="plan configs"
 [ "$budget_of" = plan ] || plan_configs_said="plan configs this host runs"
 echo "protocol: share $share of $plan_configs_said x $tuned tuned shapes ($shape_choice), agent $agent seed $seed; $held_out held-out shapes, $eval_rounds rounds, objective $objective" > "$out/protocol.txt"
 [ -n "$tuned_given" ] ||
-  echo "tuned shapes: $tuned, the default where crmap runs $([ "$tuned" = 24 ] && echo "no bf16" || echo "bf16");" \
+  echo "tuned shapes: $tuned, the default where crmap runs $tuned_why;" \
     "8 for resnet_stem, mobilenet_v2_block and resnet_bottleneck (distributions of 12-20 shapes)" >> "$out/protocol.txt"
 [ -z "$tune_rounds" ] || echo "campaign measurements: $tune_rounds interleaved rounds each" >> "$out/protocol.txt"
 [ -z "$held_out_seed" ] || echo "held-out shapes drawn with seed $held_out_seed" >> "$out/protocol.txt"

@@ -11,7 +11,8 @@ is a pick below 0.95 of its shape's oracle ("oracle_ratio"); a clear miss one wh
 per DIR: picks, misses, clear misses, and the misses whose config differs from the oracle's in `threads` alone, in
 threads and other knobs, and in other knobs only, and the misses whose pick is the config of the shape's "static
 plan" and of its "default config" methods (a pick both counts in both); then, over all DIRs, each knob with the
-number of misses on which it differs. The other methods of an evaluation (static plan, nearest tuned shape, default config) are not picks.
+number of misses on which it differs. The other methods of an evaluation (static plan, nearest tuned shape, default
+config) are not picks.
 Exit 2 when a DIR is not a folder or holds no evaluation, or a file is malformed (the message names it).
 """
 import collections
