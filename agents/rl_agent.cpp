@@ -102,33 +102,71 @@ std::optional<Config> RlAgent::TransferProbe(const Dims& dims) const {
   return CriticsPick(dims, pool);
 }
 
+std::optional<Config> RlAgent::CampaignLeader() const {
+  std::map<Config, size_t> best_at;
+  for (const Dims& dims : context_.shapes)
+    if (const Config* best = history_.BestConfig(dims)) ++best_at[*best];
+  std::optional<Config> leader;
+  size_t most = 1;  // a leader is the best at two shapes or more
+  for (const auto& [config, count] : best_at)  // Config order: the first of equals stays
+    if (count > most) {
+      most = count;
+      leader = config;
+    }
+  return leader;
+}
+
 bool RlAgent::ClimbDue(const Dims& dims) const {
   const Config* best = history_.BestConfig(dims);
   // shapes_.count(dims) already counts the proposal being chosen.
   return best && shapes_.count(dims) > context_.space->Neighbours(*best).size();
 }
 
-std::optional<Config> RlAgent::ClimbFromBest(const Dims& dims) const {
+std::optional<Config> RlAgent::LeaderClimb(const Dims& dims) const {
   const Config* best = history_.BestConfig(dims);
   if (!best) return std::nullopt;
+  std::optional<Config> leader = CampaignLeader();
+  if (!leader || *leader != *best) return std::nullopt;
   KnobMask mask = Mask();
+  std::vector<Config> pool;
+  for (const Config& c : context_.space->Neighbours(*best)) {
+    if (!Allowed(c, mask)) continue;
+    bool measured_somewhere = std::any_of(context_.shapes.begin(), context_.shapes.end(),
+                                          [&](const Dims& other) { return history_.Seen({other, c}); });
+    if (!measured_somewhere) pool.push_back(c);
+  }
+  if (pool.empty()) return std::nullopt;
+  return LeastEvidenced(*best, pool, dims);
+}
+
+Config RlAgent::LeastEvidenced(const Config& center, const std::vector<Config>& neighbours,
+                                      const Dims& dims) const {
   // The neighbours whose changed value has the fewest successful measurements anywhere (what the critic knows
   // least about), then the critic's pick among them.
   std::vector<Config> pool;
   int least = std::numeric_limits<int>::max();
-  for (const Config& c : context_.space->Neighbours(*best)) {
-    if (!Allowed(c, mask) || history_.Seen({dims, c})) continue;
+  for (const Config& c : neighbours) {
     int evidence = 0;
     for (size_t k = 0; k < c.values.size(); ++k)
-      if (c.values[k] != best->values[k]) evidence = ok_count_[k][static_cast<size_t>(c.values[k])];
+      if (c.values[k] != center.values[k]) evidence = ok_count_[k][static_cast<size_t>(c.values[k])];
     if (evidence < least) pool.clear();
     if (evidence <= least) {
       least = evidence;
       pool.push_back(c);
     }
   }
-  if (pool.empty()) return std::nullopt;
   return CriticsPick(dims, pool);
+}
+
+std::optional<Config> RlAgent::ClimbFromBest(const Dims& dims) const {
+  const Config* best = history_.BestConfig(dims);
+  if (!best) return std::nullopt;
+  KnobMask mask = Mask();
+  std::vector<Config> pool;
+  for (const Config& c : context_.space->Neighbours(*best))
+    if (Allowed(c, mask) && !history_.Seen({dims, c})) pool.push_back(c);
+  if (pool.empty()) return std::nullopt;
+  return LeastEvidenced(*best, pool, dims);
 }
 
 Config RlAgent::Recommend(const Dims& dims) const {
@@ -152,6 +190,9 @@ std::vector<Candidate> RlAgent::Propose(size_t n) {
       std::optional<Config> transfer = TransferProbe(dims);
       probing = transfer.has_value();
       config = probing ? *transfer : ScreenedPolicyChoice(dims, rng_, /*skip_seen=*/true);
+    } else if (std::optional<Config> step = options_.climb > 0 ? LeaderClimb(dims) : std::nullopt) {
+      climbing = true;
+      config = *step;
     } else if (options_.climb > 0 && ClimbDue(dims) && climb(rng_)) {
       std::optional<Config> step = ClimbFromBest(dims);
       climbing = step.has_value();

@@ -43,7 +43,14 @@ struct RlOptions {
   // neighbourhood in turn (a hill climb over the campaign). Only at a shape that has had at least as many
   // measurements as its best has neighbours: before that the best is one of a few and the critic, which learns
   // across shapes, knows better than a step from it (no random draw is spent either, so a campaign whose shapes
-  // never get that many proposes what it would without climbs).
+  // never get that many proposes what it would without these climbs).
+  // Leader climbs (on whenever climb > 0, before the draw above): a campaign over many shapes measures each only a
+  // few times, so the shape-level climbs never start there; what those campaigns miss is the neighbourhood of the
+  // campaign's leader (CampaignLeader) — the config a static plan and the hook's screen carry to unseen shapes.
+  // At a shape whose best is the leader, the agent proposes a one-knob neighbour of it that no campaign shape has
+  // measured (least evidence first, then the critic's pick): each of the leader's neighbours is measured once
+  // in the campaign, at a shape where the leader won, and a new leader gets its own. AVX2 campaigns of 24 shapes
+  // had never measured their leader with packed weights, the oracle at the held-out shapes.
   double climb = 0.2;
   int policy_samples = 32;       // policy samples the critic screens per proposal
   int random_samples = 128;      // allowed random configs added to that pool
@@ -98,6 +105,15 @@ class RlAgent : public Agent {
   // Whether a climb may be drawn at `dims`: something succeeded there, and the shape had at least as many
   // measurements (or proposals) as its best has neighbours.
   bool ClimbDue(const Dims& dims) const;
+  // The config that is the best measured at the most campaign shapes, if that is two shapes or more (of equals,
+  // the first in Config order); nullopt otherwise.
+  std::optional<Config> CampaignLeader() const;
+  // The leader climb for `dims` (RlOptions::climb); nullopt unless the shape's best is the campaign's leader and
+  // one of the leader's allowed neighbours was measured (or proposed) at no campaign shape.
+  std::optional<Config> LeaderClimb(const Dims& dims) const;
+  // Of `neighbours` (of `center`; not empty), those whose changed value has the fewest successful measurements
+  // anywhere, then the critic's pick among them at `dims`.
+  Config LeastEvidenced(const Config& center, const std::vector<Config>& neighbours, const Dims& dims) const;
   // Of `pool`, the config the critic predicts best at `dims` (pool not empty).
   const Config& CriticsPick(const Dims& dims, const std::vector<Config>& pool) const;
   bool Allowed(const Config& config, const KnobMask& mask) const;
