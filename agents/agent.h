@@ -30,6 +30,7 @@ struct AgentContext {
   const SearchSpace* space = nullptr;
   std::vector<Dims> shapes;  // the shapes this campaign tunes
   uint64_t seed = 1;
+  bool leader_climbs = false;  // the rl agent's RlOptions::leader_climbs (`crmap tune --leader-climbs`)
 };
 
 class Agent {

@@ -190,7 +190,7 @@ std::vector<Candidate> RlAgent::Propose(size_t n) {
       std::optional<Config> transfer = TransferProbe(dims);
       probing = transfer.has_value();
       config = probing ? *transfer : ScreenedPolicyChoice(dims, rng_, /*skip_seen=*/true);
-    } else if (std::optional<Config> step = options_.climb > 0 ? LeaderClimb(dims) : std::nullopt) {
+    } else if (std::optional<Config> step = options_.leader_climbs ? LeaderClimb(dims) : std::nullopt) {
       climbing = true;
       config = *step;
     } else if (options_.climb > 0 && ClimbDue(dims) && climb(rng_)) {
@@ -312,6 +312,10 @@ void RlAgent::LearnOffline(const std::vector<std::pair<Candidate, Evaluation>>& 
   }
 }
 
-std::unique_ptr<Agent> MakeRlAgent(const AgentContext& context) { return std::make_unique<RlAgent>(context); }
+std::unique_ptr<Agent> MakeRlAgent(const AgentContext& context) {
+  RlOptions options;
+  options.leader_climbs = context.leader_climbs;
+  return std::make_unique<RlAgent>(context, options);
+}
 
 }  // namespace crmap

@@ -7,7 +7,8 @@
 // Proposal for a shape: sample candidates from the policy (plus the neighbours of the policy's mode and of the
 // shape's best so far, plus a few random allowed configs), let the critic screen them, propose the one it
 // predicts best (with some random exploration). Climbs: a share of proposals measures an unmeasured one-knob
-// neighbour of the shape's best so far, whatever the critic thinks of the rest of the pool. Learning after each
+// neighbour of the shape's best so far, whatever the critic thinks of the rest of the pool; optional leader climbs
+// measure the neighbours of the config that is best at the most shapes, once per campaign each. Learning after each
 // batch: the critic fits every observation; REINFORCE updates the policy on the observed rewards and on
 // critic-scored samples for every campaign shape, with advantages relative to the shape's mean — so one policy
 // learns across all shapes and proposes good configs for shapes it never measured (Recommend).
@@ -35,23 +36,27 @@ struct RlOptions {
   // was never measured there (the one the critic rates best). These are the configs the hook screens at unseen
   // dims (policy_model.h), so a tuned shape learns whether they carry over instead of the critic guessing.
   double probe = 0.2;
-  // Share of the remaining proposals after warm-up (those that are not probes) that climb: at the shape in turn,
-  // an unmeasured one-knob neighbour of its best config so far — of those whose changed value has the fewest
-  // successful measurements anywhere, the one the critic rates best. The screen alone proposes a neighbour only
-  // when the critic ranks it above the whole pool, so a value the critic learnt to dislike (from failures another
-  // knob caused, or from a few slow configs around it) would never be tried next to the best; climbs measure the
-  // neighbourhood in turn (a hill climb over the campaign). Only at a shape that has had at least as many
-  // measurements as its best has neighbours: before that the best is one of a few and the critic, which learns
-  // across shapes, knows better than a step from it (no random draw is spent either, so a campaign whose shapes
-  // never get that many proposes what it would without these climbs).
-  // Leader climbs (on whenever climb > 0, before the draw above): a campaign over many shapes measures each only a
-  // few times, so the shape-level climbs never start there; what those campaigns miss is the neighbourhood of the
-  // campaign's leader (CampaignLeader) — the config a static plan and the hook's screen carry to unseen shapes.
-  // At a shape whose best is the leader, the agent proposes a one-knob neighbour of it that no campaign shape has
-  // measured (least evidence first, then the critic's pick): each of the leader's neighbours is measured once
-  // in the campaign, at a shape where the leader won, and a new leader gets its own. AVX2 campaigns of 24 shapes
-  // had never measured their leader with packed weights, the oracle at the held-out shapes.
+  // Share of the remaining proposals after warm-up (those that are neither probes nor leader climbs) that climb:
+  // at the shape in turn, an unmeasured one-knob neighbour of its best config so far — of those whose changed value
+  // has the fewest successful measurements anywhere, the one the critic rates best. The screen alone proposes a
+  // neighbour only when the critic ranks it above the whole pool, so a value the critic learnt to dislike (from
+  // failures another knob caused, or from a few slow configs around it) would never be tried next to the best;
+  // climbs measure the neighbourhood in turn (a hill climb over the campaign). Only at a shape that has had at
+  // least as many measurements as its best has neighbours: before that the best is one of a few and the critic,
+  // which learns across shapes, knows better than a step from it (no random draw is spent either).
   double climb = 0.2;
+  // Leader climbs (off by default: `crmap tune --leader-climbs`; not drawn — a proposal whose probe draw did not
+  // fall takes one if it can, before the climb draw): a campaign over many shapes measures each only a few times,
+  // so shape-level climbs rarely start there (none in AVX2 campaigns of 24 shapes with 1-5 measurements each). At
+  // a shape whose best is the campaign's leader (CampaignLeader: the config best at the most shapes — early on
+  // often the default, the anchor measured everywhere), the agent proposes an allowed one-knob neighbour of the
+  // leader that no campaign shape has measured or been proposed (least evidence first, then the critic's pick),
+  // so a leader climb proposes each allowed neighbour of each leader at most once per campaign, at a shape the
+  // leader won. Measured at AVX2 on 24-shape campaigns over six seeds (experiments/RESULTS.md, "Leader climbs"):
+  // workload-seed pairs meeting both of issue 12's targets 17 -> 21 of 30, held-out shapes within 5% 208 -> 228 of
+  // 240; budgeted.sh turns them on where crmap runs no bf16. Off here: the bf16 host and other campaign sizes are
+  // not judged yet.
+  bool leader_climbs = false;
   int policy_samples = 32;       // policy samples the critic screens per proposal
   int random_samples = 128;      // allowed random configs added to that pool
   int critic_epochs = 80;        // Adam steps of the critic after each batch
@@ -108,7 +113,7 @@ class RlAgent : public Agent {
   // The config that is the best measured at the most campaign shapes, if that is two shapes or more (of equals,
   // the first in Config order); nullopt otherwise.
   std::optional<Config> CampaignLeader() const;
-  // The leader climb for `dims` (RlOptions::climb); nullopt unless the shape's best is the campaign's leader and
+  // The leader climb for `dims` (RlOptions::leader_climbs); nullopt unless the shape's best is the campaign's leader and
   // one of the leader's allowed neighbours was measured (or proposed) at no campaign shape.
   std::optional<Config> LeaderClimb(const Dims& dims) const;
   // Of `neighbours` (of `center`; not empty), those whose changed value has the fewest successful measurements

@@ -490,6 +490,7 @@ Status TaskRun::Run(TaskReport* report) {
                    "measurements) stays unspent", workload_.name(), pool.size(), probe_budget);
   }
   AgentContext context{&workload_, &space_, shapes_, settings_.seed};
+  context.leader_climbs = settings_.leader_climbs;
   CRMAP_ASSIGN_OR_RETURN(std::unique_ptr<Agent> agent, MakeAgent(task_.agent, context));
   CRMAP_RETURN_IF_ERROR(Open());
   record_context_.agent = agent->name();
@@ -554,6 +555,7 @@ Status TaskRun::Run(TaskReport* report) {
                   {"range_probes_now", probes_now_}, {"range_probe_budget", probe_budget},
                   {"range_probe_shapes", probed_json},
                   {"probes_now", outcome.probes_now}, {"climbs_now", outcome.climbs_now},
+                  {"leader_climbs", settings_.leader_climbs},
                   {"shape_choice", ShapeChoiceName(task_.shape_choice)},
                   {"measured_total", measured_total},
                   {"refused_now", outcome.refused_now}, {"refused_total", refused_total},

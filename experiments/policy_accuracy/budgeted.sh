@@ -24,6 +24,10 @@
 # 0.05) keeps that share back to measure the tuned shapes' labels at every thread count above the tuned range
 # (`crmap tune --probe-share`, tuner/range_probe.h).
 #
+# LEADER_CLIMBS=1 runs the rl agent with leader climbs (`crmap tune --leader-climbs`, docs/agents.md), 0 without;
+# empty (the default): on where crmap runs no bf16, as TUNED=24 is (RESULTS.md "Leader climbs": adopted at AVX2 on
+# fresh seeds; the bf16 host has its own A/B). Builds before the flag need LEADER_CLIMBS=0. Only AGENT=rl has them.
+#
 # BUDGET_OF=runnable (the default) counts the plan configs this host can run (`crmap space --runnable` at the
 # workload's typical dims: on an AVX2 host every bf16 config is refused), so the budget is SHARE of the exhaustive
 # search this host could make; BUDGET_OF=plan counts every plan config of the space, as every run before
@@ -44,7 +48,7 @@
 #   (default workloads: the held-out set, then the five built-ins)
 #   [--rounds N]  env: SHARE=0.10 TUNED=(24 without bf16, 8 with) HELD_OUT=8 AGENT=rl SEED=1 OBJECTIVE=median BASELINE_CRMAP= STOP_AFTER=
 #                      EXPLORE=0 SUGGEST=4 COMPARE_WITH= SHAPE_CHOICE=draws|cover|edges|quantiles CAMPAIGN_SHAPES=TUNED RECHECK=0
-#                      PROBE=0 BUDGET_OF=runnable|plan
+#                      PROBE=0 BUDGET_OF=runnable|plan LEADER_CLIMBS=(1 without bf16, 0 with)
 #                      TUNE_ROUNDS= (interleaved rounds per campaign measurement; empty: crmap tune's default —
 #                      10 at OBJECTIVE=median, 100 / 500 at p95 / p99, which also refuse fewer)
 #                      HELD_OUT_SEED= (the seed `crmap evaluate` draws the held-out shapes with; empty: its
@@ -70,6 +74,8 @@ shape_choice_args=()  # draws is every build's default; builds before the flag (
 budget_of=${BUDGET_OF:-runnable}
 case "$budget_of" in runnable|plan) ;; *) echo "BUDGET_OF must be runnable or plan" >&2; exit 2 ;; esac
 recheck=${RECHECK:-0}
+leader_climbs=${LEADER_CLIMBS:-}
+case "$leader_climbs" in ""|0|1) ;; *) echo "LEADER_CLIMBS must be 0 or 1 (empty: by host)" >&2; exit 2 ;; esac
 held_out_seed=${HELD_OUT_SEED:-}
 held_out_seed_args=()  # empty: crmap evaluate's default seed
 if [ -n "$held_out_seed" ]; then
@@ -108,10 +114,22 @@ declare -A distribution=([bert_ffn]=bert_ffn_chat [bert_attention]=bert_attentio
 declare -A few_shapes=([resnet_stem]=8 [mobilenet_v2_block]=8 [resnet_bottleneck]=8)
 # 24 tuned shapes won at AVX2 and lost on the bf16 host (its thread-count swing labels more small shapes wrongly):
 # RESULTS.md, "Twenty-four tuned shapes on the bf16 host".
+no_bf16=0
+version_text=$("$crmap" version)
+grep -q '^host: .*bf16 unsupported' <<< "$version_text" && no_bf16=1
 if [ -z "$tuned" ]; then
-  if "$crmap" version | grep -q '^host: .*bf16 unsupported'; then tuned=24 tuned_why="no bf16"
+  if [ "$no_bf16" = 1 ]; then tuned=24 tuned_why="no bf16"
   else tuned=8 tuned_why="bf16"; fi
 fi
+# Leader climbs won at AVX2 on fresh seeds; the bf16 host has not been judged: RESULTS.md, "Leader climbs".
+leader_climbs_why="LEADER_CLIMBS"
+if [ -z "$leader_climbs" ]; then
+  leader_climbs=$no_bf16
+  leader_climbs_why="the default where crmap runs $([ "$no_bf16" = 1 ] && echo "no bf16" || echo bf16)"
+fi
+[ "$agent" = rl ] || leader_climbs=0
+leader_climbs_args=()  # builds before the flag (ab_campaigns.sh's CRMAP_A) lack it
+[ "$leader_climbs" = 0 ] || leader_climbs_args=(--leader-climbs)
 for workload in $workloads; do
   [ -n "${distribution[$workload]:-}" ] || { echo "no distribution chosen for '$workload' in $0" >&2; exit 2; }
 done
@@ -124,6 +142,8 @@ echo "protocol: share $share of $plan_configs_said x $tuned tuned shapes ($shape
 [ -z "$tune_rounds" ] || echo "campaign measurements: $tune_rounds interleaved rounds each" >> "$out/protocol.txt"
 [ -z "$held_out_seed" ] || echo "held-out shapes drawn with seed $held_out_seed" >> "$out/protocol.txt"
 [ "$recheck" = 0 ] || echo "recheck: $recheck of each campaign's budget re-measures the leaders" >> "$out/protocol.txt"
+[ "$agent" != rl ] ||
+  echo "leader climbs: $([ "$leader_climbs" = 1 ] && echo on || echo off) ($leader_climbs_why)" >> "$out/protocol.txt"
 [ "$probe" = 0 ] ||
   echo "probe: $probe of each campaign's budget measures the labels' thread counts above the tuned range" >> "$out/protocol.txt"
 [ -z "$campaign_shapes_given" ] ||
@@ -161,7 +181,7 @@ for workload in $workloads; do
     rm -f "$db"
     "$crmap" tune --workload "$w" --shapes "$shapes" --num-shapes "$campaign_shapes" \
       ${shape_choice_args[@]+"${shape_choice_args[@]}"} ${recheck_args[@]+"${recheck_args[@]}"} \
-      ${probe_args[@]+"${probe_args[@]}"} --agent "$agent" \
+      ${probe_args[@]+"${probe_args[@]}"} ${leader_climbs_args[@]+"${leader_climbs_args[@]}"} --agent "$agent" \
       --seed "$seed" --budget "$((budget - explore_budget))" --db "$db" --no-confirm \
       ${tune_rounds_args[@]+"${tune_rounds_args[@]}"} --objective "$objective" --json \
       > "$out/${workload}_tune.json"

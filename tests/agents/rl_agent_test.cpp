@@ -214,7 +214,7 @@ TEST_F(RlAgentTest, ClimbsMeasureTheUnmeasuredNeighboursOfAShapesBest) {
 
 // A campaign's history told to the agent as outside measurements: at each shapes[i], the default (speedup 1)
 // and each config of measured[i] with its speedup.
-void ObserveHistory(RlAgent& agent, const SearchSpace& space, const std::vector<Dims>& shapes,
+void ObserveHistory(Agent& agent, const SearchSpace& space, const std::vector<Dims>& shapes,
                     const std::vector<std::vector<std::pair<Config, double>>>& measured) {
   std::vector<Candidate> candidates;
   std::vector<Evaluation> evaluations;
@@ -232,9 +232,10 @@ void ObserveHistory(RlAgent& agent, const SearchSpace& space, const std::vector<
   agent.Observe(candidates, evaluations);
 }
 
-RlOptions OnlyClimbs(double climb) {
+RlOptions OnlyClimbs(double climb, bool leader_climbs) {
   RlOptions rl;
   rl.climb = climb;
+  rl.leader_climbs = leader_climbs;
   rl.probe = rl.explore = 0;
   rl.warmup = 0;
   rl.critic_epochs = rl.policy_steps = 5;  // learning quality is not what these check
@@ -242,9 +243,10 @@ RlOptions OnlyClimbs(double climb) {
 }
 
 // Leader climbs: the config that is the best at two of three shapes, each measured twice (far fewer times than a
-// config has neighbours), is the campaign's leader. With the default climb share, the proposals at those two
-// shapes are neighbours of the leader that no shape measured — two different ones, flagged as climbs — and the
-// third shape's proposal is no climb. Over seeds 1-3.
+// config has neighbours), is the campaign's leader. With leader climbs on and the default climb share, the
+// proposals at those two shapes are neighbours of the leader that no shape measured — two different ones, flagged
+// as climbs — and the third shape's proposal is no climb. With the default options (leader climbs off) no proposal
+// climbs. Over seeds 1-3.
 TEST_F(RlAgentTest, LeaderClimbsMeasureTheLeadersNeighboursOncePerCampaign) {
   std::vector<Dims> shapes = OneDimShapes("batch", {1, 32, 512});
   const Config leader = space_.Neighbours(space_.Default())[0];
@@ -253,7 +255,7 @@ TEST_F(RlAgentTest, LeaderClimbsMeasureTheLeadersNeighboursOncePerCampaign) {
   const std::vector<Config> leader_neighbours = space_.Neighbours(leader);
   ASSERT_GE(leader_neighbours.size(), 3u);
   for (uint64_t seed = 1; seed <= 3; ++seed) {
-    RlAgent agent(MakeContext(workload_, space_, shapes, seed), OnlyClimbs(RlOptions{}.climb));
+    RlAgent agent(MakeContext(workload_, space_, shapes, seed), OnlyClimbs(RlOptions{}.climb, true));
     ObserveHistory(agent, space_, shapes, {{{leader, 2.0}}, {{leader, 2.0}}, {{other, 2.0}}});
     std::vector<Candidate> proposed = agent.Propose(3);
     ASSERT_EQ(proposed.size(), 3u);
@@ -272,20 +274,25 @@ TEST_F(RlAgentTest, LeaderClimbsMeasureTheLeadersNeighboursOncePerCampaign) {
     EXPECT_EQ(at.size(), 3u) << "one proposal per shape";
     EXPECT_EQ(climbed.size(), 2u) << "a neighbour measured at one shape is not climbed to at another (seed " << seed
                                   << ")";
+    // Off unless asked for.
+    RlAgent without(MakeContext(workload_, space_, shapes, seed), OnlyClimbs(RlOptions{}.climb, RlOptions{}.leader_climbs));
+    ObserveHistory(without, space_, shapes, {{{leader, 2.0}}, {{leader, 2.0}}, {{other, 2.0}}});
+    for (const Candidate& c : without.Propose(3)) EXPECT_FALSE(c.climb) << DimsToText(c.dims) << " (seed " << seed << ")";
   }
 }
 
 // Once every neighbour of the leader was measured at some shape, the shapes the leader won (measured twice) draw
-// no climb: the agent proposes there exactly what it would with climb 0. Over seeds 1-3.
+// no climb: the agent with leader climbs proposes there exactly what it would with no climbs. Over seeds 1-3.
 TEST_F(RlAgentTest, LeaderClimbsStopWhenEveryNeighbourWasMeasuredSomewhere) {
   std::vector<Dims> shapes = OneDimShapes("batch", {1, 32, 512});
   const Config leader = space_.Neighbours(space_.Default())[0];
+  ASSERT_GE(space_.Neighbours(leader).size(), 3u) << "the leader's shapes, measured twice, must not be due a climb";
   std::vector<std::pair<Config, double>> elsewhere;  // at the third shape: the leader's neighbours, one faster
   for (const Config& c : space_.Neighbours(leader))
     if (c != space_.Default()) elsewhere.push_back({c, elsewhere.empty() ? 2.0 : 0.5});
   for (uint64_t seed = 1; seed <= 3; ++seed) {
-    RlAgent plain(MakeContext(workload_, space_, shapes, seed), OnlyClimbs(0));
-    RlAgent climbing(MakeContext(workload_, space_, shapes, seed), OnlyClimbs(1.0));
+    RlAgent plain(MakeContext(workload_, space_, shapes, seed), OnlyClimbs(0, false));
+    RlAgent climbing(MakeContext(workload_, space_, shapes, seed), OnlyClimbs(1.0, true));
     for (RlAgent* agent : {&plain, &climbing})
       ObserveHistory(*agent, space_, shapes, {{{leader, 2.0}}, {{leader, 2.0}}, elsewhere});
     // Two proposals: the two shapes measured least, the leader's.
@@ -301,15 +308,46 @@ TEST_F(RlAgentTest, LeaderClimbsStopWhenEveryNeighbourWasMeasuredSomewhere) {
   }
 }
 
+// Shape-level climbs start at the proposal after a shape has had as many measurements as its best has neighbours
+// (one shape: no leader). With climb 1, a shape with one measurement fewer gets no climb; with that many, its
+// proposal is an unmeasured neighbour of its best, flagged. Over seeds 1-3.
+TEST_F(RlAgentTest, ShapeClimbsStartOnceAShapeHadAsManyMeasurementsAsItsBestHasNeighbours) {
+  std::vector<Dims> shapes = OneDimShapes("batch", {32});
+  const Config best = space_.Neighbours(space_.Default())[0];
+  const std::vector<Config> neighbours = space_.Neighbours(best);
+  std::vector<Config> fillers;  // neither the default, the best nor one of its neighbours
+  for (const Config& c : space_.Enumerate())
+    if (c != space_.Default() && c != best && std::find(neighbours.begin(), neighbours.end(), c) == neighbours.end())
+      fillers.push_back(c);
+  ASSERT_GE(fillers.size(), neighbours.size());
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    for (size_t measured : {neighbours.size() - 1, neighbours.size()}) {
+      std::vector<std::pair<Config, double>> history = {{best, 2.0}};  // and the default: `measured` in all
+      for (size_t i = 0; history.size() + 1 < measured; ++i) history.push_back({fillers[i], 0.5});
+      RlAgent agent(MakeContext(workload_, space_, shapes, seed), OnlyClimbs(1.0, false));
+      ObserveHistory(agent, space_, shapes, {history});
+      std::vector<Candidate> proposed = agent.Propose(1);
+      ASSERT_EQ(proposed.size(), 1u);
+      const bool due = measured == neighbours.size();
+      EXPECT_EQ(proposed[0].climb, due) << measured << " measurements (seed " << seed << ")";
+      if (due) {
+        EXPECT_TRUE(std::find(neighbours.begin(), neighbours.end(), proposed[0].config) != neighbours.end())
+            << space_.ToString(proposed[0].config);
+      }
+    }
+  }
+}
+
 // Where no config is the best at two shapes, a shape measured fewer times than its best has neighbours draws no
-// climb: the agent proposes exactly what it would with climb 0 (no random draw is spent). Over seeds 1-3.
+// climb: the agent with leader climbs proposes exactly what it would with no climbs (no random draw is spent).
+// Over seeds 1-3.
 TEST_F(RlAgentTest, ClimbsChangeNothingAtShapesWithFewMeasurementsAndNoLeader) {
   std::vector<Dims> shapes = OneDimShapes("batch", {1, 32, 512});
   const std::vector<Config> around = space_.Neighbours(space_.Default());
   ASSERT_GE(around.size(), 3u);
   for (uint64_t seed = 1; seed <= 3; ++seed) {
-    RlAgent plain(MakeContext(workload_, space_, shapes, seed), OnlyClimbs(0));
-    RlAgent climbing(MakeContext(workload_, space_, shapes, seed), OnlyClimbs(1.0));
+    RlAgent plain(MakeContext(workload_, space_, shapes, seed), OnlyClimbs(0, false));
+    RlAgent climbing(MakeContext(workload_, space_, shapes, seed), OnlyClimbs(1.0, true));
     for (RlAgent* agent : {&plain, &climbing})
       ObserveHistory(*agent, space_, shapes, {{{around[0], 2.0}}, {{around[1], 2.0}}, {{around[2], 2.0}}});
     std::vector<Candidate> first = plain.Propose(3), second = climbing.Propose(3);
@@ -318,6 +356,35 @@ TEST_F(RlAgentTest, ClimbsChangeNothingAtShapesWithFewMeasurementsAndNoLeader) {
       EXPECT_EQ(first[i].dims, second[i].dims);
       EXPECT_EQ(first[i].config, second[i].config) << "proposal " << i << " (seed " << seed << ")";
       EXPECT_FALSE(second[i].climb);
+    }
+  }
+}
+
+// The agent `crmap tune` builds (MakeAgent "rl") takes leader climbs from its context: with the same history (a
+// leader best at two of three shapes, every shape measured three times, past the warm-up), it climbs at one or
+// more of the leader's shapes in each of seeds 1-3 when the context asks, and never when it does not.
+TEST_F(RlAgentTest, TheAgentByNameTakesLeaderClimbsFromItsContext) {
+  std::vector<Dims> shapes = OneDimShapes("batch", {1, 32, 512});
+  const std::vector<Config> around = space_.Neighbours(space_.Default());
+  ASSERT_GE(around.size(), 4u);
+  const Config leader = around[0];
+  ASSERT_GE(space_.Neighbours(leader).size(), 4u) << "three measurements must leave the shapes short of a climb";
+  for (bool asked : {false, true}) {
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+      AgentContext context = MakeContext(workload_, space_, shapes, seed);
+      context.leader_climbs = asked;
+      auto agent = MakeAgent("rl", context);
+      ASSERT_TRUE(agent.ok());
+      ObserveHistory(**agent, space_, shapes,
+                     {{{leader, 2.0}, {around[1], 0.5}}, {{leader, 2.0}, {around[2], 0.5}},
+                      {{around[3], 2.0}, {around[1], 0.5}}});
+      size_t climbs = 0;
+      for (const Candidate& c : (*agent)->Propose(3)) climbs += c.climb;
+      if (asked) {
+        EXPECT_GE(climbs, 1u) << "seed " << seed;
+      } else {
+        EXPECT_EQ(climbs, 0u) << "seed " << seed;
+      }
     }
   }
 }

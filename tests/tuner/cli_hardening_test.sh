@@ -135,6 +135,8 @@ done
 expect_bad "tune shares summing to 1" "must sum to below 1" \
   tune --workload dlrm_mlp --shapes batch=1 --agent random --budget 1 --db "$WORK/b.jsonl" --probe-share 0.5 \
   --recheck-share 0.5
+expect_bad "tune --leader-climbs with another agent" "--leader-climbs applies to the rl agent only" \
+  tune --workload dlrm_mlp --shapes batch=1 --agent random --budget 1 --db "$WORK/b.jsonl" --leader-climbs
 expect_bad "tune --campaign ''" "campaign name" \
   tune --workload dlrm_mlp --shapes batch=1 --agent random --budget 1 --db "$WORK/b.jsonl" --campaign ""
 expect_bad "replay --budget -5" "--budget must be in" replay --db "$WORK/db.jsonl" --budget -5

@@ -3,7 +3,8 @@
 #  - the default config, measured as every batch's anchor, is stored once and never spent budget on again:
 #    an exhaustive random campaign over one shape stores each plan config exactly once;
 #  - two spec tasks of the same workload and agent are separate campaigns, each spending its own budget;
-#  - a resumed campaign given a new shape spends the full budget there, and reports its own counts.
+#  - a resumed campaign given a new shape spends the full budget there, and reports its own counts;
+#  - the report says whether the rl agent's leader climbs were on (`--leader-climbs`; off by default).
 # Usage: cli_tune_test.sh path/to/crmap
 set -u
 source "$(dirname "$0")/cli_test_lib.sh"
@@ -71,5 +72,14 @@ check "the resumed report counts its own measurements" json_check "$WORK/grow2.j
 shape = d["shapes"][0]
 assert shape["measurements"] == 4 and 0 <= shape["ok"] <= 4 and d["measured_now"] == 4, d
 '
+
+# --- leader climbs: the report says whether the rl agent ran with them (off unless --leader-climbs) ---------
+for climbs in off on; do
+  flag=(); [ "$climbs" = on ] && flag=(--leader-climbs)
+  run "rl campaign, leader climbs $climbs" "$WORK/leader_$climbs.json" tune --workload dlrm_mlp --shapes "batch=1;batch=2" \
+    --agent rl --budget 2 --seed 2 "${quick[@]}" --db "$WORK/leader_$climbs.jsonl" --json ${flag[@]+"${flag[@]}"}
+done
+check "the report says leader climbs were off by default" json_check "$WORK/leader_off.json" 'assert d["leader_climbs"] is False, d'
+check "the report says --leader-climbs turned them on" json_check "$WORK/leader_on.json" 'assert d["leader_climbs"] is True, d'
 
 cli_test_finish

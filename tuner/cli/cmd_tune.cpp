@@ -28,7 +28,9 @@ int RunTune(int argc, char** argv) {
       ("agent", "random, grid, evolution, bandit, model or rl", cxxopts::value<std::string>()->default_value("rl"))
       ("budget", "measurements the agent may spend (configs this host refuses are stored, not charged)",
        cxxopts::value<int>()->default_value("100"))
-      ("campaign", "name recorded with every measurement", cxxopts::value<std::string>());
+      ("campaign", "name recorded with every measurement", cxxopts::value<std::string>())
+      ("leader-climbs", "rl agent: at a shape the campaign's leader won, measure a neighbour of the leader that no "
+                        "shape has measured (docs/agents.md); off by default");
   AddTaskSettingsOptions(options);
   AddMeasureOptions(options, 10, /*default_cold_samples=*/1);
   AddObjectiveOption(options);
@@ -67,6 +69,10 @@ int RunTune(int argc, char** argv) {
   settings.warmup = session->measure.warmup;
   settings.confirm = args.count("no-confirm") == 0;
   if (Status share = ReadBudgetShares(args, &settings); !share.ok()) return Fail(share);
+  settings.leader_climbs = args.count("leader-climbs") > 0;
+  if (settings.leader_climbs && task.agent != "rl")
+    return Fail(Status::InvalidArgument("--leader-climbs applies to the rl agent only (--agent rl), not '" + task.agent +
+                                        "'"));
   settings.session = *session;
   if (args.count("max-failures")) {
     auto max_failures = OptionInRange(args, "max-failures", 0, 1000000);
