@@ -11,8 +11,9 @@
 # (e.g. ENV_A="SHAPE_CHOICE=draws" ENV_B="SHAPE_CHOICE=cover"); CRMAP_A defaults to CRMAP_B when ENV_A or ENV_B
 # is given.
 #
-# Rerunning skips every step whose output exists (budgeted.sh's rule). SHARE, TUNED, HELD_OUT, AGENT and
-# OBJECTIVE pass through to budgeted.sh.
+# Rerunning skips every step whose output exists (budgeted.sh's rule). SHARE, TUNED, HELD_OUT, AGENT, OBJECTIVE
+# and LEADER_CLIMBS pass through to budgeted.sh (a side whose build predates --leader-climbs runs without them,
+# and its protocol.txt says so; the other side keeps budgeted.sh's default unless ENV_A/ENV_B say otherwise).
 #
 # usage: [CRMAP_A=<crmap of the baseline>] [CRMAP_B=build/crmap] [ENV_A=..] [ENV_B=..]
 #          experiments/policy_accuracy/ab_campaigns.sh --out DIR [--seeds "1 2 3"] [--workloads LIST]

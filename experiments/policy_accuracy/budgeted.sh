@@ -24,9 +24,11 @@
 # 0.05) keeps that share back to measure the tuned shapes' labels at every thread count above the tuned range
 # (`crmap tune --probe-share`, tuner/range_probe.h).
 #
-# LEADER_CLIMBS=1 runs the rl agent with leader climbs (`crmap tune --leader-climbs`, docs/agents.md), 0 without;
-# empty (the default): on where crmap runs no bf16, as TUNED=24 is (RESULTS.md "Leader climbs": adopted at AVX2 on
-# fresh seeds; the bf16 host has its own A/B). Builds before the flag need LEADER_CLIMBS=0. Only AGENT=rl has them.
+# LEADER_CLIMBS=1 runs the rl agent's campaigns with leader climbs (`crmap tune --leader-climbs`, docs/agents.md),
+# 0 without; empty (the default): on for campaigns over 24 shapes where crmap runs no bf16 — what RESULTS.md
+# "Leader climbs" judged and adopted — off for others (the 8-shape conv workloads, the bf16 host, the EXPLORE
+# campaign) and with a build before the flag. LEADER_CLIMBS=1 with another AGENT or such a build: status 2. Each
+# campaign's <w>_tune.json says whether they ran (`leader_climbs`).
 #
 # BUDGET_OF=runnable (the default) counts the plan configs this host can run (`crmap space --runnable` at the
 # workload's typical dims: on an AVX2 host every bf16 config is refused), so the budget is SHARE of the exhaustive
@@ -48,7 +50,7 @@
 #   (default workloads: the held-out set, then the five built-ins)
 #   [--rounds N]  env: SHARE=0.10 TUNED=(24 without bf16, 8 with) HELD_OUT=8 AGENT=rl SEED=1 OBJECTIVE=median BASELINE_CRMAP= STOP_AFTER=
 #                      EXPLORE=0 SUGGEST=4 COMPARE_WITH= SHAPE_CHOICE=draws|cover|edges|quantiles CAMPAIGN_SHAPES=TUNED RECHECK=0
-#                      PROBE=0 BUDGET_OF=runnable|plan LEADER_CLIMBS=(1 without bf16, 0 with)
+#                      PROBE=0 BUDGET_OF=runnable|plan LEADER_CLIMBS=(1 over 24 shapes without bf16, else 0)
 #                      TUNE_ROUNDS= (interleaved rounds per campaign measurement; empty: crmap tune's default —
 #                      10 at OBJECTIVE=median, 100 / 500 at p95 / p99, which also refuse fewer)
 #                      HELD_OUT_SEED= (the seed `crmap evaluate` draws the held-out shapes with; empty: its
@@ -76,6 +78,8 @@ case "$budget_of" in runnable|plan) ;; *) echo "BUDGET_OF must be runnable or pl
 recheck=${RECHECK:-0}
 leader_climbs=${LEADER_CLIMBS:-}
 case "$leader_climbs" in ""|0|1) ;; *) echo "LEADER_CLIMBS must be 0 or 1 (empty: by host)" >&2; exit 2 ;; esac
+[ "$leader_climbs" != 1 ] || [ "$agent" = rl ] ||
+  { echo "LEADER_CLIMBS=1 applies to AGENT=rl only, not '$agent'" >&2; exit 2; }
 held_out_seed=${HELD_OUT_SEED:-}
 held_out_seed_args=()  # empty: crmap evaluate's default seed
 if [ -n "$held_out_seed" ]; then
@@ -121,15 +125,24 @@ if [ -z "$tuned" ]; then
   if [ "$no_bf16" = 1 ]; then tuned=24 tuned_why="no bf16"
   else tuned=8 tuned_why="bf16"; fi
 fi
-# Leader climbs won at AVX2 on fresh seeds; the bf16 host has not been judged: RESULTS.md, "Leader climbs".
-leader_climbs_why="LEADER_CLIMBS"
-if [ -z "$leader_climbs" ]; then
-  leader_climbs=$no_bf16
-  leader_climbs_why="the default where crmap runs $([ "$no_bf16" = 1 ] && echo "no bf16" || echo bf16)"
+# Leader climbs won at AVX2 on campaigns over 24 shapes (fresh seeds); nothing else was judged: RESULTS.md, "Leader
+# climbs". Builds before the flag (ab_campaigns.sh's CRMAP_A) lack it.
+tune_help=$("$crmap" tune --help)
+has_leader_flag=0
+grep -q -- '--leader-climbs' <<< "$tune_help" && has_leader_flag=1
+[ "$leader_climbs" != 1 ] || [ "$has_leader_flag" = 1 ] ||
+  { echo "LEADER_CLIMBS=1: $crmap has no --leader-climbs (a build before it)" >&2; exit 2; }
+if [ -n "$leader_climbs" ]; then
+  leader_climbs_said="$([ "$leader_climbs" = 1 ] && echo on || echo off) (LEADER_CLIMBS)"
+elif [ "$agent" != rl ]; then
+  leader_climbs_said="off (agent $agent)"
+elif [ "$has_leader_flag" = 0 ]; then
+  leader_climbs_said="off (this build has no --leader-climbs)"
+elif [ "$no_bf16" = 1 ]; then
+  leader_climbs_said="on for campaigns over 24 shapes, off for others (the default where crmap runs no bf16)"
+else
+  leader_climbs_said="off (the default where crmap runs bf16: behind there, RESULTS.md \"Leader climbs\")"
 fi
-[ "$agent" = rl ] || leader_climbs=0
-leader_climbs_args=()  # builds before the flag (ab_campaigns.sh's CRMAP_A) lack it
-[ "$leader_climbs" = 0 ] || leader_climbs_args=(--leader-climbs)
 for workload in $workloads; do
   [ -n "${distribution[$workload]:-}" ] || { echo "no distribution chosen for '$workload' in $0" >&2; exit 2; }
 done
@@ -142,8 +155,7 @@ echo "protocol: share $share of $plan_configs_said x $tuned tuned shapes ($shape
 [ -z "$tune_rounds" ] || echo "campaign measurements: $tune_rounds interleaved rounds each" >> "$out/protocol.txt"
 [ -z "$held_out_seed" ] || echo "held-out shapes drawn with seed $held_out_seed" >> "$out/protocol.txt"
 [ "$recheck" = 0 ] || echo "recheck: $recheck of each campaign's budget re-measures the leaders" >> "$out/protocol.txt"
-[ "$agent" != rl ] ||
-  echo "leader climbs: $([ "$leader_climbs" = 1 ] && echo on || echo off) ($leader_climbs_why)" >> "$out/protocol.txt"
+echo "leader climbs: $leader_climbs_said; never in the EXPLORE campaign" >> "$out/protocol.txt"
 [ "$probe" = 0 ] ||
   echo "probe: $probe of each campaign's budget measures the labels' thread counts above the tuned range" >> "$out/protocol.txt"
 [ -z "$campaign_shapes_given" ] ||
@@ -164,6 +176,14 @@ for workload in $workloads; do
   w_tuned=$tuned
   [ -n "$tuned_given" ] || w_tuned=${few_shapes[$workload]:-$tuned}
   campaign_shapes=${campaign_shapes_given:-$w_tuned}
+  w_leader_climbs=$leader_climbs
+  if [ -z "$w_leader_climbs" ]; then
+    w_leader_climbs=0
+    [ "$agent" = rl ] && [ "$has_leader_flag" = 1 ] && [ "$no_bf16" = 1 ] && [ "$campaign_shapes" = 24 ] &&
+      w_leader_climbs=1
+  fi
+  leader_climbs_args=()
+  [ "$w_leader_climbs" = 0 ] || leader_climbs_args=(--leader-climbs)
   budget=$("$python" -c "import math; print(max(1, math.floor($share * $plan * $w_tuned)))")
   db="$out/$workload.jsonl"
   { grep -v "^$workload " "$out/budgets.txt" 2>/dev/null || true; echo "$workload $plan $budget $w_tuned"; } | sort > "$out/budgets.txt.tmp"
