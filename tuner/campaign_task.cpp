@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 
+#include "agents/rl_agent.h"
 #include "backend/host.h"
 #include "datasets/catalog.h"
 #include "tuner/backend_evaluator.h"
@@ -105,6 +106,13 @@ struct ResolvedTask {
   SearchSpace space;
   std::vector<Dims> shapes;
 };
+
+// Whether the agent the campaign built runs leader climbs (what the report states: the agent's own options, not the
+// setting asked for).
+bool LeaderClimbsOn(const Agent& agent) {
+  const auto* rl = dynamic_cast<const RlAgent*>(&agent);
+  return rl && rl->options().leader_climbs;
+}
 
 Result<ResolvedTask> ResolveTask(const TuneTask& task, uint64_t seed) {
   CRMAP_ASSIGN_OR_RETURN(Workload workload, LoadWorkload(task.workload));
@@ -555,7 +563,7 @@ Status TaskRun::Run(TaskReport* report) {
                   {"range_probes_now", probes_now_}, {"range_probe_budget", probe_budget},
                   {"range_probe_shapes", probed_json},
                   {"probes_now", outcome.probes_now}, {"climbs_now", outcome.climbs_now},
-                  {"leader_climbs", settings_.leader_climbs},
+                  {"leader_climbs", LeaderClimbsOn(*agent)},
                   {"shape_choice", ShapeChoiceName(task_.shape_choice)},
                   {"measured_total", measured_total},
                   {"refused_now", outcome.refused_now}, {"refused_total", refused_total},

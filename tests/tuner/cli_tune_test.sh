@@ -4,7 +4,8 @@
 #    an exhaustive random campaign over one shape stores each plan config exactly once;
 #  - two spec tasks of the same workload and agent are separate campaigns, each spending its own budget;
 #  - a resumed campaign given a new shape spends the full budget there, and reports its own counts;
-#  - the report says whether the rl agent's leader climbs were on (`--leader-climbs`; off by default).
+#  - the report says whether the rl agent it built runs leader climbs (`--leader-climbs`; off by default) — read
+#    from the agent, so it fails when the flag does not reach it.
 # Usage: cli_tune_test.sh path/to/crmap
 set -u
 source "$(dirname "$0")/cli_test_lib.sh"
