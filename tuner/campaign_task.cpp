@@ -482,6 +482,9 @@ Status TaskRun::Run(TaskReport* report) {
     return Status::InvalidArgument(Format("the recheck share (%g) and the probe share (%g) must each be in [0, 1) "
                                           "and sum to below 1 (the agent's share); nothing was measured",
                                           recheck_share, probe_share));
+  if (settings_.leader_climbs && task_.agent != "rl")
+    return Status::InvalidArgument("leader climbs apply to the rl agent only, not '" + task_.agent +
+                                   "'; nothing was measured");
   const size_t recheck_budget = ShareOfBudget(task_.budget, recheck_share);
   const size_t probe_budget = ShareOfBudget(task_.budget, probe_share);
   // Where the probes would measure is known before anything is: a list of shapes has no pool to probe above.

@@ -48,7 +48,7 @@ struct TaskSettings {
   // pool's shapes above the tuned range (tuner/range_probe.h): ShareOfBudget(budget, probe_share) measurements,
   // never given back to the agent. 0: none. recheck_share + probe_share < 1; a probe share needs a distribution.
   double probe_share = 0;
-  bool leader_climbs = false;  // the rl agent's leader climbs (RlOptions::leader_climbs); rl only
+  bool leader_climbs = false;  // the rl agent's leader climbs (RlOptions::leader_climbs); another agent: refused
   int max_failures = -1;   // consecutive failures before the agent is stopped; -1: 48, none for grid
   SessionOptions session;  // compile options, validation, timeout, warm and cold samples, peer executable
   const std::atomic<bool>* stop = nullptr;  // raised: finish and store the batch in flight, confirm nothing more

@@ -201,6 +201,18 @@ TEST(CampaignNameTest, EmptyControlAndOverlongNamesAreRefused) {
   EXPECT_FALSE(CheckCampaignName(std::string(201, 'x')).ok());
 }
 
+// Leader climbs are the rl agent's: asked of another agent, the task is refused before anything is measured.
+TEST_F(CampaignTaskTest, LeaderClimbsWithAnotherAgentAreRefusedBeforeMeasuring) {
+  const fs::path dir = FreshDir("crmap_campaign_task_leader_climbs_test");
+  TaskSettings settings = QuickSettings("t", dir);
+  settings.leader_climbs = true;
+  TaskReport report;
+  Status ran = RunTuneTask(TinyTask(2), settings, &report);  // agent random
+  ASSERT_FALSE(ran.ok());
+  EXPECT_NE(ran.message().find("rl agent only"), std::string::npos) << ran.message();
+  EXPECT_FALSE(fs::exists(settings.db)) << "nothing measured, nothing written";
+}
+
 TEST_F(CampaignTaskTest, RunsStoresConfirmsAndRefusesToRepeatItself) {
   const fs::path dir = FreshDir("crmap_campaign_task_test");
   TuneTask task = TinyTask(6);
