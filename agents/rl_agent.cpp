@@ -140,7 +140,7 @@ std::optional<Config> RlAgent::LeaderClimb(const Dims& dims) const {
 }
 
 Config RlAgent::LeastEvidenced(const Config& center, const std::vector<Config>& neighbours,
-                                      const Dims& dims) const {
+                               const Dims& dims) const {
   // The neighbours whose changed value has the fewest successful measurements anywhere (what the critic knows
   // least about), then the critic's pick among them.
   std::vector<Config> pool;

@@ -132,6 +132,7 @@ has_leader_flag=0
 grep -q -- '--leader-climbs' <<< "$tune_help" && has_leader_flag=1
 [ "$leader_climbs" != 1 ] || [ "$has_leader_flag" = 1 ] ||
   { echo "LEADER_CLIMBS=1: $crmap has no --leader-climbs (a build before it)" >&2; exit 2; }
+default_leader_climbs=0  # 1: the default turns them on for campaigns over 24 shapes
 if [ -n "$leader_climbs" ]; then
   leader_climbs_said="$([ "$leader_climbs" = 1 ] && echo on || echo off) (LEADER_CLIMBS)"
 elif [ "$agent" != rl ]; then
@@ -139,6 +140,7 @@ elif [ "$agent" != rl ]; then
 elif [ "$has_leader_flag" = 0 ]; then
   leader_climbs_said="off (this build has no --leader-climbs)"
 elif [ "$no_bf16" = 1 ]; then
+  default_leader_climbs=1
   leader_climbs_said="on for campaigns over 24 shapes, off for others (the default where crmap runs no bf16)"
 else
   leader_climbs_said="off (the default where crmap runs bf16: behind there, RESULTS.md \"Leader climbs\")"
@@ -176,12 +178,8 @@ for workload in $workloads; do
   w_tuned=$tuned
   [ -n "$tuned_given" ] || w_tuned=${few_shapes[$workload]:-$tuned}
   campaign_shapes=${campaign_shapes_given:-$w_tuned}
-  w_leader_climbs=$leader_climbs
-  if [ -z "$w_leader_climbs" ]; then
-    w_leader_climbs=0
-    [ "$agent" = rl ] && [ "$has_leader_flag" = 1 ] && [ "$no_bf16" = 1 ] && [ "$campaign_shapes" = 24 ] &&
-      w_leader_climbs=1
-  fi
+  w_leader_climbs=${leader_climbs:-0}
+  if [ "$default_leader_climbs" = 1 ] && [ "$campaign_shapes" = 24 ]; then w_leader_climbs=1; fi
   leader_climbs_args=()
   [ "$w_leader_climbs" = 0 ] || leader_climbs_args=(--leader-climbs)
   budget=$("$python" -c "import math; print(max(1, math.floor($share * $plan * $w_tuned)))")
